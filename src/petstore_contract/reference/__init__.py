@@ -1,0 +1,8 @@
+"""The embedded reference Pet Store server, its compliant variants and its fault catalog."""
+
+from petstore_contract.reference.app import build_app
+from petstore_contract.reference.faults import FAULTS, Fault
+from petstore_contract.reference.server import BackgroundServer
+from petstore_contract.reference.variants import REFERENCE, VARIANTS, Variant
+
+__all__ = ["FAULTS", "REFERENCE", "VARIANTS", "BackgroundServer", "Fault", "Variant", "build_app"]
