@@ -1,0 +1,40 @@
+"""The clause registry (clauses.toml) and the ``clause`` marker that links a test to it."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+
+
+@dataclass(frozen=True)
+class Clause:
+    id: str
+    section: str
+    level: str
+    source: str
+    statement: str
+
+    @property
+    def marker_names(self) -> tuple[str, ...]:
+        """Markers derived from the clause, for ``-m`` selection."""
+        names = [self.level.lower()]
+        if self.source == "rfc":
+            names.append("rfc")
+        for part in self.section.replace(";", ",").split(","):
+            part = part.strip()
+            if part.startswith("§"):
+                names.append("section_" + part[1:].replace(".", "_"))
+        return tuple(dict.fromkeys(names))
+
+
+@cache
+def registry() -> dict[str, Clause]:
+    data = tomllib.loads(files("petstore_contract").joinpath("clauses.toml").read_text(encoding="utf-8"))
+    return {cid: Clause(id=cid, **fields) for cid, fields in data["clauses"].items()}
+
+
+def section_markers() -> list[str]:
+    names = {name for clause in registry().values() for name in clause.marker_names if name.startswith("section_")}
+    return sorted(names)

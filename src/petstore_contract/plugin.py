@@ -1,0 +1,283 @@
+"""The pytest plugin: options, the target (or the embedded reference), fixtures, clause links.
+
+It acts only on runs that collect the contract suite (``tests/``), so the project's own
+tests (``selftests/``) run without starting a server or writing reports.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from petstore_contract import profiles
+from petstore_contract.client import ContractClient, TargetError
+from petstore_contract.clauses import registry, section_markers
+from petstore_contract.redaction import Redactor
+from petstore_contract.target import KEY_ENV, Target, TargetConfigError, resolve
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITE_DIR = ROOT / "tests"
+STATE_KEY = pytest.StashKey["RunState"]()
+
+
+class RunState:
+    """What one run knows: its target, its client, and the embedded server when it owns one."""
+
+    def __init__(self, target: Target, embedded: Any = None) -> None:
+        self.target = target
+        self.embedded = embedded
+        self.redact = Redactor(target.api_key)
+        self.started = time.monotonic()
+        self.preflight: str | None = None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("petstore", "Pet Store contract suite")
+    group.addoption("--target", dest="petstore_target", help="a named target from pyproject.toml (staging, production)")
+    group.addoption("--read-only", action="store_true", dest="petstore_read_only", help="send no POST")
+    group.addoption(
+        "--allow-writes", action="store_true", dest="petstore_allow_writes", help="let a read-only target be written"
+    )
+    group.addoption(
+        "--contract-profile",
+        dest="petstore_profile",
+        default="default",
+        choices=sorted(profiles.PROFILES),
+        help="depth of the generated tests: quick, default (CI gate) or deep (nightly)",
+    )
+    group.addoption("--contract-seed", dest="petstore_seed", type=int, default=profiles.DEFAULT_SEED,
+                    help=f"seed of the generated tests (default {profiles.DEFAULT_SEED})")
+    group.addoption("--request-timeout", dest="petstore_timeout", type=float, default=10.0,
+                    help="seconds to wait for each answer (default 10)")
+    group.addoption("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
+
+
+def is_contract_run(config: pytest.Config) -> bool:
+    for arg in config.args or [str(SUITE_DIR)]:
+        path = Path(arg.split("::", 1)[0]).resolve()
+        if path == SUITE_DIR or SUITE_DIR in path.parents or path in SUITE_DIR.parents:
+            return True
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "clause(*ids): the clauses of clauses.toml that this test checks")
+    config.addinivalue_line("markers", "writes: the test sends POST requests (skipped in read-only runs)")
+    config.addinivalue_line("markers", "generated: a Schemathesis (property-based or stateful) test")
+    config.addinivalue_line("markers", "must: checks a MUST clause")
+    config.addinivalue_line("markers", "should: checks a SHOULD clause")
+    config.addinivalue_line("markers", "rfc: checks a clause that comes from an HTTP RFC")
+    for name in section_markers():
+        config.addinivalue_line("markers", f"{name}: checks a clause of interface document {name[8:]}")
+    if not is_contract_run(config):
+        return
+    _check_positive("--request-timeout", config.option.petstore_timeout)
+    state = _start_target(config)
+    config.stash[STATE_KEY] = state
+    config.option.base_url = state.target.base_url
+    profiles.set_current(
+        profiles.RunConfig(
+            profile=profiles.PROFILES[config.option.petstore_profile],
+            seed=config.option.petstore_seed,
+            request_timeout=config.option.petstore_timeout,
+            read_only=state.target.read_only,
+        )
+    )
+
+
+def _check_positive(name: str, value: float) -> None:
+    if not value > 0:
+        raise pytest.UsageError(f"{name} must be a positive number of seconds, got {value}")
+
+
+def _start_target(config: pytest.Config) -> RunState:
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and "petstore_base_url" in worker:
+        target = Target(worker["petstore_target"], worker["petstore_base_url"], os.environ[KEY_ENV],
+                        worker["petstore_read_only"])
+        return RunState(target)
+    try:
+        target = resolve(
+            base_url=config.option.base_url,
+            target_name=config.option.petstore_target,
+            read_only=config.option.petstore_read_only,
+            allow_writes=config.option.petstore_allow_writes,
+            pyproject=ROOT / "pyproject.toml",
+        )
+    except TargetConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if target is not None:
+        return RunState(target)
+    return _start_embedded(read_only=config.option.petstore_read_only)
+
+
+def _start_embedded(read_only: bool) -> RunState:
+    from petstore_contract.reference import BackgroundServer, build_app
+
+    key = secrets.token_urlsafe(24)
+    server = BackgroundServer(build_app(key)).start()
+    # xdist workers inherit the environment; the key never goes on a command line.
+    os.environ[KEY_ENV] = key
+    return RunState(Target("embedded", server.base_url, key, read_only), embedded=server)
+
+
+def pytest_configure_node(node: Any) -> None:
+    """xdist: workers check the controller's target (and its embedded server)."""
+    state = node.config.stash.get(STATE_KEY, None)
+    if state is not None:
+        node.workerinput["petstore_base_url"] = state.target.base_url
+        node.workerinput["petstore_target"] = state.target.name
+        node.workerinput["petstore_read_only"] = state.target.read_only
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None and state.embedded is not None:
+        state.embedded.stop()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = config.stash.get(STATE_KEY, None)
+    if state is None:
+        return []
+    run = profiles.current()
+    lines = [
+        f"petstore target: {state.target.describe()}",
+        f"petstore generated tests: profile {run.profile.name}, seed {run.seed} (replay: --contract-seed {run.seed})",
+    ]
+    state.preflight = _preflight(config, state)
+    if state.preflight:
+        lines.append(f"petstore PROBLEM: {state.preflight}")
+    return lines
+
+
+def _preflight(config: pytest.Config, state: RunState) -> str | None:
+    """One request before the run, so an unusable target is named once, in one line."""
+    client = _new_client(config, state)
+    try:
+        answer = client.get("/pets", params={"limit": 1})
+    except TargetError as exc:
+        return f"{exc}; every test that needs the target will fail"
+    if answer.status == 401:
+        return f"the target answered 401 to the configured key: check {KEY_ENV} (or the target's key variable)"
+    return None
+
+
+# -- collection: clause links and selection markers ---------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash.get(STATE_KEY, None)
+    if state is None:
+        return
+    clauses = registry()
+    problems: list[str] = []
+    covered: set[str] = set()
+    for item in items:
+        if SUITE_DIR not in Path(str(item.path)).parents:
+            continue
+        ids = [cid for mark in item.iter_markers("clause") for cid in mark.args]
+        if not ids:
+            problems.append(f"{item.nodeid} names no clause")
+        for cid in ids:
+            if cid not in clauses:
+                problems.append(f"{item.nodeid} names unknown clause {cid!r}")
+                continue
+            covered.add(cid)
+            for name in clauses[cid].marker_names:
+                item.add_marker(name)
+            item.user_properties.append(("clause", cid))
+        if state.target.read_only and item.get_closest_marker("writes"):
+            item.add_marker(pytest.mark.skip(reason="read-only run: this test has to POST"))
+    if _whole_suite_collected(config):
+        problems += [f"clause {cid!r} has no test" for cid in sorted(set(clauses) - covered)]
+    if problems:
+        raise pytest.UsageError("contract suite and clause registry disagree: " + "; ".join(problems))
+
+
+def _whole_suite_collected(config: pytest.Config) -> bool:
+    return all(Path(arg.split("::", 1)[0]).resolve() in (SUITE_DIR, ROOT) for arg in config.args) and not (
+        config.option.keyword or config.option.deselect
+    )
+
+
+# -- fixtures -------------------------------------------------------------------------------------
+
+
+def _new_client(config: pytest.Config, state: RunState) -> ContractClient:
+    return ContractClient(
+        state.target.base_url,
+        state.target.api_key,
+        timeout=config.option.petstore_timeout,
+        verify=config.option.petstore_ca_bundle or True,
+    )
+
+
+@pytest.fixture(scope="session")
+def run_state(pytestconfig: pytest.Config) -> RunState:
+    state = pytestconfig.stash.get(STATE_KEY, None)
+    if state is None:
+        pytest.skip("not a contract run")
+    return state
+
+
+@pytest.fixture(scope="session")
+def api(pytestconfig: pytest.Config, run_state: RunState) -> Iterator[ContractClient]:
+    client = _new_client(pytestconfig, run_state)
+    pytestconfig.stash[CLIENT_KEY] = client
+    yield client
+    client.session.close()
+
+
+CLIENT_KEY = pytest.StashKey[ContractClient]()
+
+
+@pytest.fixture(scope="session")
+def api_headers(run_state: RunState) -> dict[str, str]:
+    """For Schemathesis calls: the valid credential."""
+    return {"Authorization": f"Bearer {run_state.target.api_key}"}
+
+
+@pytest.fixture(scope="session")
+def request_timeout(pytestconfig: pytest.Config) -> float:
+    return float(pytestconfig.option.petstore_timeout)
+
+
+@pytest.fixture(scope="session")
+def read_only(run_state: RunState) -> bool:
+    return run_state.target.read_only
+
+
+# -- reporting hooks ------------------------------------------------------------------------------
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    client = item.config.stash.get(CLIENT_KEY, None)
+    if client is not None:
+        client.start_test()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    state = item.config.stash.get(STATE_KEY, None)
+    if state is None:
+        return
+    if call.excinfo is not None and call.excinfo.errisinstance(TargetError):
+        report.longrepr = f"target problem: {call.excinfo.value}"
+    client = item.config.stash.get(CLIENT_KEY, None)
+    if report.failed and client is not None and client.exchanges:
+        shown = client.exchanges[-3:]
+        text = "\n\n".join(exchange.render() for exchange in shown)
+        report.sections.append(("HTTP exchanges (last %d, key redacted)" % len(shown), text))
+    if report.longrepr is not None:
+        report.longrepr = state.redact(str(report.longrepr))
+    report.sections = [(title, state.redact(body)) for title, body in report.sections]

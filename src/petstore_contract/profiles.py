@@ -1,0 +1,48 @@
+"""How deep the generated tests dig: one option picks the profile, the seed makes it repeatable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_SEED = 20301205  # fixed, so a CI failure replays exactly on a laptop
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    summary: str
+    max_examples: int  # Hypothesis examples per operation in the fuzzing phase
+    stateful_examples: int  # state machine runs
+    stateful_steps: int  # steps per run
+
+
+PROFILES = {
+    p.name: p
+    for p in (
+        Profile("quick", "smoke runs and the self-test's many servers", 10, 8, 5),
+        Profile("default", "the CI gate", 40, 20, 8),
+        Profile("deep", "nightly runs", 300, 100, 15),
+    )
+}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What modules imported at collection time need to know about the run."""
+
+    profile: Profile
+    seed: int
+    request_timeout: float
+    read_only: bool
+
+
+_current = RunConfig(PROFILES["default"], DEFAULT_SEED, 10.0, False)
+
+
+def current() -> RunConfig:
+    return _current
+
+
+def set_current(config: RunConfig) -> None:
+    global _current
+    _current = config

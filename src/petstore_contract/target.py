@@ -1,0 +1,106 @@
+"""Which server a run checks, with which key, and whether it may write there.
+
+Precedence: ``--base-url`` > ``PETSTORE_BASE_URL`` > ``--target NAME`` > the embedded reference.
+The key always comes from the environment (``PETSTORE_API_KEY``, or the variable that a named
+target names), never from the command line, where process lists and CI logs would show it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+KEY_ENV = "PETSTORE_API_KEY"
+URL_ENV = "PETSTORE_BASE_URL"
+
+
+class TargetConfigError(Exception):
+    """A target that cannot be used; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class NamedTarget:
+    name: str
+    base_url: str
+    key_env: str
+    read_only: bool
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    base_url: str
+    api_key: str
+    read_only: bool
+
+    def describe(self) -> str:
+        mode = "read-only" if self.read_only else "read-write"
+        return f"{self.name} {self.base_url} ({mode})"
+
+
+def load_named_targets(pyproject: Path) -> dict[str, NamedTarget]:
+    """[tool.petstore_contract.targets.<name>] tables; <NAME>_BASE_URL in the environment overrides."""
+    data: dict[str, Any] = {}
+    if pyproject.is_file():
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    tables = data.get("tool", {}).get("petstore_contract", {}).get("targets", {})
+    targets = {}
+    for name, table in tables.items():
+        env_url = os.environ.get(f"PETSTORE_{name.upper()}_BASE_URL")
+        targets[name] = NamedTarget(
+            name=name,
+            base_url=env_url or table["base-url"],
+            key_env=table.get("key-env", KEY_ENV),
+            read_only=bool(table.get("read-only", False)),
+        )
+    return targets
+
+
+def check_base_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise TargetConfigError(f"base URL {url!r} is not an http(s) URL with a host (e.g. https://staging.example/v1)")
+    if parts.username or parts.password:
+        raise TargetConfigError("base URL must not carry credentials; put the key in PETSTORE_API_KEY")
+    if parts.query or parts.fragment:
+        raise TargetConfigError(f"base URL {url!r} must not have a query or fragment")
+    try:
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        raise TargetConfigError(f"base URL {url!r} has a malformed port") from None
+    return url.rstrip("/")
+
+
+def resolve(
+    *,
+    base_url: str | None,
+    target_name: str | None,
+    read_only: bool,
+    allow_writes: bool,
+    pyproject: Path,
+) -> Target | None:
+    """The configured target, or None for the embedded reference."""
+    if read_only and allow_writes:
+        raise TargetConfigError("--read-only and --allow-writes contradict each other; choose one")
+    named = load_named_targets(pyproject)
+    url = base_url or os.environ.get(URL_ENV) or None
+    if target_name is not None and target_name not in named:
+        raise TargetConfigError(f"unknown --target {target_name!r}; configured targets: {', '.join(sorted(named))}")
+    if url:
+        key = os.environ.get(KEY_ENV, "")
+        if not key.strip():
+            raise TargetConfigError(f"{KEY_ENV} is not set: the target {url} needs its API key in that variable")
+        name = target_name or "custom"
+        return Target(name, check_base_url(url), key.strip(), read_only)
+    if target_name is None:
+        return None
+    chosen = named[target_name]
+    key = os.environ.get(chosen.key_env, "") or os.environ.get(KEY_ENV, "")
+    if not key.strip():
+        raise TargetConfigError(f"{chosen.key_env} is not set: the {target_name} target needs its API key there")
+    writes_off = read_only or (chosen.read_only and not allow_writes)
+    return Target(target_name, check_base_url(chosen.base_url), key.strip(), writes_off)
