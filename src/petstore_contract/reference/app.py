@@ -185,6 +185,8 @@ class PetStore:
     async def list_pets(self, request: Request) -> Response:
         limit = self.parse_limit(request.query_params.get("limit"))
         wanted = self.parse_status_filter(request.query_params.get("status"))
+        if wanted is not None and limit < 10 and self.has("list_500_on_filtered_small_page"):
+            raise RuntimeError("small filtered page")
         if self.has("list_ignores_status") or (self.has("list_ignores_status_sold") and wanted == "sold"):
             wanted = None
         if self.has("list_ignores_limit"):
@@ -246,8 +248,6 @@ class PetStore:
             if self.has("create_coerces_name") and name is not None:
                 return json.dumps(name)
             raise BadRequest("name must be a string")
-        if self.has("create_500_on_empty_name") and name == "":
-            raise RuntimeError("empty name")
         if self.has("create_500_on_control_chars") and any(ord(c) < 0x20 for c in name):
             raise RuntimeError("control character in name")
         limit = self.variant.name_max_length
@@ -340,7 +340,7 @@ class PetStore:
         headers = self.deprecation_headers()
         raw = request.path_params["petId"]
         pet_id = int(raw) if _INTEGER.fullmatch(raw) else None
-        if pet_id is not None and pet_id < 0 and self.has("read_500_on_negative_id"):
+        if pet_id is not None and INT64_MIN <= pet_id < 0 and self.has("read_500_on_negative_id"):
             raise RuntimeError("negative id")
         if self.has("read_off_by_one") and pet_id is not None:
             pet_id += self.variant.id_step

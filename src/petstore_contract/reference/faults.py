@@ -104,8 +104,8 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("error_html_content_type", "json.content-type", "labels Error bodies as text/html"),
     # Odd input that only generated data tends to reach
     ("create_500_on_control_chars", "responses.documented", "answers 500 to a name holding a control character"),
-    ("create_500_on_empty_name", "responses.documented", "answers 500 to an empty name"),
-    ("read_500_on_negative_id", "responses.documented", "answers 500 to a negative petId"),
+    ("list_500_on_filtered_small_page", "responses.documented", "answers 500 to a status filter with limit under 10"),
+    ("read_500_on_negative_id", "responses.documented", "answers 500 to a negative int64 petId"),
     ("read_by_name_collision", "stateful.round-trip", "reads back the first animal with the same name"),
     # GET /store/orders
     ("orders_404", "orders.available", "answers 404 to GET /store/orders"),
@@ -113,7 +113,7 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
 )
 
 GENERATED_ONLY = frozenset(
-    {"create_500_on_control_chars", "create_500_on_empty_name", "read_500_on_negative_id", "read_by_name_collision"}
+    {"create_500_on_control_chars", "list_500_on_filtered_small_page", "read_500_on_negative_id", "read_by_name_collision"}
 )
 
 FAULTS: dict[str, Fault] = {
