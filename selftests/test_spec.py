@@ -56,9 +56,7 @@ def test_operations_match_the_document(document: str, spec: dict[str, Any]) -> N
     documented = set(re.findall(r"Method and path: `(GET|POST) (/[^`]+)` \(operation name `(\w+)`\)", document))
     documented.add(("GET", "/store/orders", "listOrders"))  # §4.4 names it without an operation name
     in_spec = {
-        (method.upper(), path, op["operationId"])
-        for path, item in spec["paths"].items()
-        for method, op in item.items()
+        (method.upper(), path, op["operationId"]) for path, item in spec["paths"].items() for method, op in item.items()
     }
     assert in_spec == documented
 
@@ -111,9 +109,7 @@ def test_fields_types_and_required(document: str, spec: dict[str, Any], heading:
 
 
 def test_documented_statuses_are_declared(spec: dict[str, Any]) -> None:
-    declared = {
-        (m.upper(), p): set(op["responses"]) for p, item in spec["paths"].items() for m, op in item.items()
-    }
+    declared = {(m.upper(), p): set(op["responses"]) for p, item in spec["paths"].items() for m, op in item.items()}
     assert {"200", "401"} <= declared["GET", "/pets"]
     assert {"201", "400", "401"} <= declared["POST", "/pets"]
     assert {"200", "401", "404"} <= declared["GET", "/pets/{petId}"]

@@ -59,7 +59,10 @@ def test_refused_credential_gets_401_error(
 @pytest.mark.clause("auth.challenge")
 @pytest.mark.parametrize(
     "op",
-    [pytest.param(op, id=name, marks=[pytest.mark.writes] if op[0] == "POST" else []) for name, op in OPERATIONS.items()],
+    [
+        pytest.param(op, id=name, marks=[pytest.mark.writes] if op[0] == "POST" else [])
+        for name, op in OPERATIONS.items()
+    ],
 )
 @pytest.mark.parametrize("authorization", [None, "Bearer wrong-key"], ids=["missing", "wrong-key"])
 def test_401_carries_bearer_challenge(api: ContractClient, op: tuple[str, str, Any], authorization: str | None) -> None:

@@ -25,7 +25,7 @@ VALID = {
     "int64-min": {"name": "Min", "categoryId": INT64_MIN, "status": "sold"},
     "zero-category": {"name": "Zero", "categoryId": 0},
     "spaces": {"name": "  Spacey  ", "categoryId": 5, "status": "available"},
-    "quotes": {"name": "O'Brien \"the\" <cat> & \\dog", "categoryId": 6},
+    "quotes": {"name": 'O\'Brien "the" <cat> & \\dog', "categoryId": 6},
 }
 
 # Names the document puts no constraint on (§2 Gaps): a server may accept them (and then echo

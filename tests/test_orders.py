@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from petstore_contract import expect
 from petstore_contract.client import ContractClient
-
-import pytest
 
 
 @pytest.mark.clause("orders.available")

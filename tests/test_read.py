@@ -16,7 +16,9 @@ from .conftest import unknown_pet_id
 
 SUNSET_DAY = date(2030, 12, 5)  # §4.3, §9.3
 SF_DATE = re.compile(r"@(-?[0-9]{1,15})")  # RFC 9651 §3.3.7, as RFC 9745 §2.1 requires
-IMF_FIXDATE = re.compile(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT")
+IMF_FIXDATE = re.compile(
+    r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT"
+)
 MALFORMED_IDS = ["abc", "1.5", "9223372036854775808", "-9223372036854775809", "%20", "1e3", "0x1F", "null"]
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from petstore_contract import profiles
-from petstore_contract.client import ContractClient, TargetError
 from petstore_contract.clauses import registry, section_markers
+from petstore_contract.client import ContractClient, TargetError
 from petstore_contract.redaction import Redactor
 from petstore_contract.target import KEY_ENV, Target, TargetConfigError, resolve
 
@@ -277,7 +277,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.failed and client is not None and client.exchanges:
         shown = client.exchanges[-3:]
         text = "\n\n".join(exchange.render() for exchange in shown)
-        report.sections.append(("HTTP exchanges (last %d, key redacted)" % len(shown), text))
-    if report.longrepr is not None:
+        report.sections.append((f"HTTP exchanges (last {len(shown)}, key redacted)", text))
+    if report.failed and report.longrepr is not None:
         report.longrepr = state.redact(str(report.longrepr))
+    elif isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
+        path, line, reason = report.longrepr
+        report.longrepr = (path, line, state.redact(reason))
     report.sections = [(title, state.redact(body)) for title, body in report.sections]

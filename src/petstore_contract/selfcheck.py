@@ -36,8 +36,21 @@ def run_suite(base_url: str, api_key: str, *args: str, timeout: float = 600) -> 
     """pytest tests --base-url URL [args], key in PETSTORE_API_KEY; JUnit parsed for the verdict."""
     with tempfile.TemporaryDirectory(prefix="petstore-selfcheck-") as tmp:
         junit = Path(tmp) / "junit.xml"
-        command = [sys.executable, "-m", "pytest", "tests", "--base-url", base_url, "-q", "-p", "no:cacheprovider",
-                   f"--junitxml={junit}", "-o", "junit_family=xunit1", *args]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests",
+            "--base-url",
+            base_url,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            "-o",
+            "junit_family=xunit1",
+            *args,
+        ]
         env = {**os.environ, "PETSTORE_API_KEY": api_key}
         env.pop("PETSTORE_BASE_URL", None)
         started = time.monotonic()

@@ -7,6 +7,7 @@ key is made and printed once, so that a person trying the suite can copy it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import sys
@@ -58,10 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"API key (made for this run; export PETSTORE_API_KEY to choose one): {key}", flush=True)
     app = build_app(key, VARIANTS[args.variant], args.fault)
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -196,7 +196,9 @@ class PetStore:
             newest = max(self.pets)
             pets = [p for p in pets if p["id"] != newest]
         matching = [p for p in pets if wanted is None or p.get("status") == wanted]
-        size = min(limit, self.variant.page_cap) + (1 if self.has("list_limit_off_by_one") else 0)
+        unbounded = self.has("list_no_maximum") or self.has("list_zero_limit_returns_all")
+        size = limit if unbounded else min(limit, self.variant.page_cap)
+        size += 1 if self.has("list_limit_off_by_one") else 0
         page = [self.present(p, listed=True) for p in matching[:size]]
         headers = {"X-Total-Count": str(len(matching))} if self.variant.paging_headers else {}
         if self.variant.paging_headers and len(matching) > size:

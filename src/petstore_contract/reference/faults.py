@@ -25,7 +25,7 @@ class Fault:
 
 _ROWS: tuple[tuple[str, str, str], ...] = (
     # GET /pets: shape
-    ("list_wraps_array", "list.shape", "wraps the list in an object {\"items\": [...]}"),
+    ("list_wraps_array", "list.shape", 'wraps the list in an object {"items": [...]}'),
     ("list_item_id_string", "list.shape", "sends list item ids as strings"),
     ("list_item_status_uppercase", "list.shape", "sends list item status upper-cased (AVAILABLE)"),
     ("list_item_missing_category", "list.shape", "drops categoryId from list items"),
@@ -60,7 +60,7 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     # POST /pets: rejections
     ("create_accepts_missing_name", "create.reject.required", "creates an animal without a name"),
     ("create_accepts_missing_category", "create.reject.required", "creates an animal without categoryId"),
-    ("create_coerces_string_category", "create.reject.types", "accepts categoryId \"5\" as 5"),
+    ("create_coerces_string_category", "create.reject.types", 'accepts categoryId "5" as 5'),
     ("create_accepts_float_category", "create.reject.types", "accepts a fractional categoryId"),
     ("create_accepts_bool_category", "create.reject.types", "accepts categoryId true as 1"),
     ("create_coerces_name", "create.reject.types", "accepts a non-string name and stringifies it"),
@@ -113,7 +113,12 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
 )
 
 GENERATED_ONLY = frozenset(
-    {"create_500_on_control_chars", "list_500_on_filtered_small_page", "read_500_on_negative_id", "read_by_name_collision"}
+    {
+        "create_500_on_control_chars",
+        "list_500_on_filtered_small_page",
+        "read_500_on_negative_id",
+        "read_by_name_collision",
+    }
 )
 
 FAULTS: dict[str, Fault] = {
