@@ -76,3 +76,35 @@ CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_match
 
 def call_kwargs(base_url: str, headers: dict[str, str], timeout: float) -> dict[str, Any]:
     return {"base_url": base_url, "headers": headers, "timeout": timeout}
+
+
+# Schemathesis failure codes → the clause of the registry each one breaks.
+FAILURE_CLAUSES = {
+    "ST101": "responses.documented",  # server error
+    "ST102": "responses.documented",
+    "ST103": "responses.documented",  # undocumented status code
+    "ST104": "json.content-type",
+    "ST105": "json.content-type",
+    "ST106": "json.content-type",
+    "ST107": "responses.documented",  # declared header missing
+    "ST108": "responses.documented",
+    "ST109": "responses.documented",
+    "ST110": "responses.documented",  # body does not match the schema
+    "ST111": "responses.documented",
+    "ST201": "create.reject.types",  # invalid data accepted
+    "ST202": "create.created",  # valid data rejected
+    "ST203": "auth.missing",
+    "ST401": "auth.missing",  # authentication ignored
+}
+_TAG = re.compile(r"\[([a-z-]+(?:\.[a-z-]+)+)\]")
+
+
+def failed_clauses(group: BaseException) -> list[str]:
+    """The clauses a Schemathesis FailureGroup breaks, from failure codes and custom-check tags."""
+    found: list[str] = []
+    for failure in getattr(group, "exceptions", ()):
+        tag = _TAG.search(str(failure))
+        clause = tag.group(1) if tag else FAILURE_CLAUSES.get(getattr(failure, "code", ""), "")
+        if clause and clause not in found:
+            found.append(clause)
+    return found

@@ -255,32 +255,78 @@ def read_only(run_state: RunState) -> bool:
     return run_state.target.read_only
 
 
+def _is_schemathesis_failure(exc: BaseException) -> bool:
+    from schemathesis.core.failures import FailureGroup
+
+    return isinstance(exc, FailureGroup)
+
+
+def _clause_line(item: pytest.Item, ids: list[str] | None = None) -> str:
+    """Which clauses of the interface document the failing test checks (for vendors)."""
+    clauses = registry()
+    if ids is None:
+        ids = [cid for mark in item.iter_markers("clause") for cid in mark.args]
+    ids = [cid for cid in ids if cid in clauses]
+    if len(ids) == 1:
+        c = clauses[ids[0]]
+        return f"violates clause {c.id} ({c.section}, {c.level}): {c.statement}"
+    return "checks clauses: " + ", ".join(f"{cid} ({clauses[cid].section})" for cid in ids)
+
+
 # -- reporting hooks ------------------------------------------------------------------------------
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    # Exchanges of the test body only: fixture set-up (seeding) would bury the failing request.
     client = item.config.stash.get(CLIENT_KEY, None)
     if client is not None:
         client.start_test()
 
 
-@pytest.hookimpl(hookwrapper=True)
+# tryfirst: the outermost wrapper, so that Schemathesis' own report hook has already run.
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()
     state = item.config.stash.get(STATE_KEY, None)
     if state is None:
         return
-    if call.excinfo is not None and call.excinfo.errisinstance(TargetError):
-        report.longrepr = f"target problem: {call.excinfo.value}"
     client = item.config.stash.get(CLIENT_KEY, None)
     if report.failed and client is not None and client.exchanges:
         shown = client.exchanges[-3:]
         text = "\n\n".join(exchange.render() for exchange in shown)
         report.sections.append((f"HTTP exchanges (last {len(shown)}, key redacted)", text))
-    if report.failed and report.longrepr is not None:
-        report.longrepr = state.redact(str(report.longrepr))
-    elif isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
+    _finish_longrepr(item, call, report, state)
+    report.sections = [(title, state.redact(body)) for title, body in report.sections]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_exception_interact(node: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
+    """Schemathesis rewrites a failure's text here, after makereport: make it ours (and redacted) again."""
+    state = node.config.stash.get(STATE_KEY, None)
+    if state is not None and isinstance(node, pytest.Item) and report.failed:
+        _finish_longrepr(node, call, report, state)
+
+
+def _finish_longrepr(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, state: RunState) -> None:
+    if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
         path, line, reason = report.longrepr
         report.longrepr = (path, line, state.redact(reason))
-    report.sections = [(title, state.redact(body)) for title, body in report.sections]
+        return
+    if not report.failed or report.longrepr is None:
+        return
+    text = str(report.longrepr)
+    if call.excinfo is not None and call.excinfo.errisinstance(TargetError):
+        text = f"target problem: {call.excinfo.value}"
+    elif call.excinfo is not None and _is_schemathesis_failure(call.excinfo.value):
+        # Schemathesis' own message (failures, response, curl) reads better than its traceback.
+        from petstore_contract.generated import failed_clauses
+
+        text = str(call.excinfo.value)
+        broken = failed_clauses(call.excinfo.value)
+        if broken and not text.startswith("violates clause"):
+            text = "\n".join(_clause_line(item, [cid]) for cid in broken) + f"\n\n{text}"
+    if report.when == "call" and not text.startswith(("violates clause", "checks clauses")):
+        text = f"{_clause_line(item)}\n\n{text}"
+    report.longrepr = state.redact(text)
