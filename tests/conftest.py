@@ -33,11 +33,13 @@ def populated(api: ContractClient, read_only: bool) -> Population:
     present = len(first_page.json()) if first_page.status == 200 and isinstance(first_page.json(), list) else 0
     if read_only:
         return Population(present)
+    created = 0
     for index in range(max(0, SEED_TARGET - present)):
         body = {"name": f"contract-seed-{index}", "categoryId": index, "status": STATUSES[index % 3]}
-        answer = api.post("/pets", json_body=body)
-        expect.status(answer, 201)
-    return Population(max(present, 0) + max(0, SEED_TARGET - present))
+        # Best effort: a server that fails to create is reported by the create tests, on their
+        # clauses; the list tests still run on whatever the store holds.
+        created += api.post("/pets", json_body=body).status == 201
+    return Population(present + created)
 
 
 @pytest.fixture(scope="session")
