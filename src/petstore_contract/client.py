@@ -7,6 +7,7 @@ turns transport trouble into a one-line ``TargetError`` that names the cause.
 
 from __future__ import annotations
 
+import base64
 import json
 import shlex
 import time
@@ -153,8 +154,6 @@ class ContractClient:
     # -- internals -----------------------------------------------------------------------------
 
     def _fill(self, template: str) -> str:
-        import base64
-
         key_b64 = base64.b64encode(self.api_key.encode()).decode()
         return template.replace("{key_b64}", key_b64).replace("{key}", self.api_key)
 
