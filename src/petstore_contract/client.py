@@ -16,8 +16,8 @@ from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import requests
-import urllib3
 
+from petstore_contract import guard
 from petstore_contract.redaction import Redactor
 
 UNSET: Any = object()
@@ -183,16 +183,31 @@ class ContractClient:
             raise TargetError(f"{method} {exchange.url}: more than {self.max_redirects} redirects")
         exchange.status = response.status_code
         exchange.headers = response.headers
-        exchange.body = self._read_body(response, exchange, started)
+        exchange.body = self._read_body(response, exchange)
         exchange.elapsed = time.monotonic() - started
         return exchange
 
     def _transport(self, method: str, url: str, headers: dict[str, str], body: bytes | None) -> requests.Response:
+        """One request, unless the run's guard (budget, circuit breaker) says the target is done with."""
+        run_guard = guard.current()
+        try:
+            run_guard.check()
+        except guard.TargetUnavailable as exc:
+            raise TargetError(str(exc)) from None
+        try:
+            return self._send_once(method, url, headers, body, run_guard.timeout(self.timeout))
+        except TargetError as exc:
+            spent = run_guard.failed(str(exc))
+            raise TargetError(spent or str(exc)) from None
+
+    def _send_once(
+        self, method: str, url: str, headers: dict[str, str], body: bytes | None, timeout: float
+    ) -> requests.Response:
         self.request_count += 1
         where = self.redact(url)
         try:
             return self.session.request(
-                method, url, headers=headers, data=body, timeout=self.timeout, allow_redirects=False, stream=True
+                method, url, headers=headers, data=body, timeout=timeout, allow_redirects=False, stream=True
             )
         except requests.exceptions.SSLError as exc:
             raise TargetError(f"TLS error talking to {self.origin}: {_reason(exc)} (see --ca-bundle)") from None
@@ -205,29 +220,16 @@ class ContractClient:
         except requests.exceptions.RequestException as exc:
             raise TargetError(f"{method} {where}: {_reason(exc)}") from None
 
-    def _read_body(self, response: requests.Response, exchange: Exchange, started: float) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        deadline = started + self.timeout * 3
+    def _read_body(self, response: requests.Response, exchange: Exchange) -> bytes:
+        """The body within --max-body-bytes and 3x the timeout; a body that fails counts as no answer."""
+        run_guard = guard.current()
         try:
-            for chunk in response.iter_content(chunk_size=65536):
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > self.max_body_bytes:
-                    raise TargetError(
-                        f"{exchange.method} {exchange.url}: answer body exceeds {self.max_body_bytes} bytes; "
-                        "stopped reading"
-                    )
-                if time.monotonic() > deadline:
-                    raise TargetError(
-                        f"{exchange.method} {exchange.url}: answer body still arriving after "
-                        f"{self.timeout * 3:g} s; stopped reading"
-                    )
-        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as exc:
-            raise TargetError(f"{exchange.method} {exchange.url}: connection broke mid-body ({_reason(exc)})") from None
-        finally:
-            response.close()
-        return b"".join(chunks)
+            body = guard.read_body(response, self.max_body_bytes, self.timeout * 3)
+        except guard.BodyError as exc:
+            message = f"{exchange.method} {exchange.url}: {exc}"
+            raise TargetError(run_guard.failed(message) or message) from None
+        run_guard.answered()
+        return body
 
 
 def _origin(url: str) -> str:
@@ -237,18 +239,4 @@ def _origin(url: str) -> str:
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc)
-    for marker, reason in (
-        ("Connection refused", "connection refused"),
-        ("Name or service not known", "host name not found"),
-        ("nodename nor servname", "host name not found"),
-        ("Connection reset", "connection reset by the target"),
-        ("RemoteDisconnected", "the target closed the connection without answering"),
-        ("CERTIFICATE_VERIFY_FAILED", "certificate verification failed"),
-        ("IncompleteRead", "the answer ended before its announced length"),
-        ("InvalidChunkLength", "malformed chunked encoding"),
-        ("timed out", "timed out"),
-    ):
-        if marker in text:
-            return reason
-    return type(exc).__name__
+    return guard.reason(exc)

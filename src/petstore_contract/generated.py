@@ -15,7 +15,7 @@ import schemathesis
 from schemathesis import GenerationMode
 from schemathesis.config import SchemathesisConfig
 
-from petstore_contract import profiles
+from petstore_contract import guard, profiles
 from petstore_contract.spec import spec_path
 
 SF_DATE = re.compile(r"@-?[0-9]{1,15}")
@@ -75,7 +75,9 @@ CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_match
 
 
 def call_kwargs(base_url: str, headers: dict[str, str], timeout: float) -> dict[str, Any]:
-    return {"base_url": base_url, "headers": headers, "timeout": timeout}
+    """Schemathesis call arguments: the run's guarded session (budget, breaker, body cap, TLS)."""
+    session = guard.session()
+    return {"base_url": base_url, "headers": headers, "timeout": timeout, "session": session, "verify": session.verify}
 
 
 # Schemathesis failure codes → the clause of the registry each one breaks.

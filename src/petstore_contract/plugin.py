@@ -10,12 +10,13 @@ import os
 import secrets
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from petstore_contract import profiles
+from petstore_contract import guard, profiles
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.client import ContractClient, TargetError
 from petstore_contract.redaction import Redactor
@@ -35,6 +36,10 @@ class RunState:
         self.redact = Redactor(target.api_key)
         self.started = time.monotonic()
         self.preflight: str | None = None
+
+    def metadata(self) -> dict[str, str]:
+        """What a report may say about the target: name, base URL, mode (never the key)."""
+        return {"target": self.target.name, "base_url": self.target.base_url, "mode": self.target.mode}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -56,6 +61,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--request-timeout", dest="petstore_timeout", type=float, default=10.0,
                     help="seconds to wait for each answer (default 10)")
     group.addoption("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
+    group.addoption("--run-budget", dest="petstore_run_budget", type=float, default=None, metavar="SECONDS",
+                    help="seconds for the whole run; once spent, the remaining tests fail at once (default: none)")
+    group.addoption("--max-body-bytes", dest="petstore_max_body", type=int, default=guard.MAX_BODY_BYTES,
+                    help=f"read at most this much of an answer body (default {guard.MAX_BODY_BYTES})")
+    group.addoption("--circuit-breaker", dest="petstore_trip_after", type=int, default=guard.TRIP_AFTER, metavar="N",
+                    help=f"send nothing more after N requests in a row got no answer (default {guard.TRIP_AFTER}; "
+                    "0: never)")
 
 
 def is_contract_run(config: pytest.Config) -> bool:
@@ -78,7 +90,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_contract_run(config):
         return
     _check_positive("--request-timeout", config.option.petstore_timeout)
+    _check_bounds(config)
     state = _start_target(config)
+    _install_guard(config)
     config.stash[STATE_KEY] = state
     config.option.base_url = state.target.base_url
     profiles.set_current(
@@ -96,11 +110,33 @@ def _check_positive(name: str, value: float) -> None:
         raise pytest.UsageError(f"{name} must be a positive number of seconds, got {value}")
 
 
+def _check_bounds(config: pytest.Config) -> None:
+    if config.option.petstore_run_budget is not None:
+        _check_positive("--run-budget", config.option.petstore_run_budget)
+    if config.option.petstore_max_body < 1:
+        raise pytest.UsageError(f"--max-body-bytes must be at least 1, got {config.option.petstore_max_body}")
+    if config.option.petstore_trip_after < 0:
+        raise pytest.UsageError(f"--circuit-breaker must be 0 or more, got {config.option.petstore_trip_after}")
+
+
+def _install_guard(config: pytest.Config) -> None:
+    """The run's budget and breaker; xdist workers share the controller's deadline."""
+    run_guard = guard.Guard.starting_now(config.option.petstore_run_budget, config.option.petstore_trip_after)
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and "petstore_deadline" in worker:
+        run_guard.deadline = worker["petstore_deadline"]
+    guard.install(run_guard)
+    guard.configure_session(
+        verify=config.option.petstore_ca_bundle or True, max_body_bytes=config.option.petstore_max_body
+    )
+
+
 def _start_target(config: pytest.Config) -> RunState:
     worker = getattr(config, "workerinput", None)
     if worker is not None and "petstore_base_url" in worker:
-        target = Target(worker["petstore_target"], worker["petstore_base_url"], os.environ[KEY_ENV],
-                        worker["petstore_read_only"])
+        key_env = worker.get("petstore_key_env", KEY_ENV)
+        target = Target(worker["petstore_target"], worker["petstore_base_url"], os.environ[key_env],
+                        worker["petstore_read_only"], key_env)
         return RunState(target)
     try:
         target = resolve(
@@ -134,6 +170,8 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput["petstore_base_url"] = state.target.base_url
         node.workerinput["petstore_target"] = state.target.name
         node.workerinput["petstore_read_only"] = state.target.read_only
+        node.workerinput["petstore_key_env"] = state.target.key_env  # the variable's name, never the key
+        node.workerinput["petstore_deadline"] = guard.current().deadline
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -217,6 +255,7 @@ def _new_client(config: pytest.Config, state: RunState) -> ContractClient:
         state.target.api_key,
         timeout=config.option.petstore_timeout,
         verify=config.option.petstore_ca_bundle or True,
+        max_body_bytes=config.option.petstore_max_body,
     )
 
 
@@ -277,6 +316,26 @@ def _clause_line(item: pytest.Item, ids: list[str] | None = None) -> str:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """Once the run budget is spent, each remaining test fails at once, without set-up or requests."""
+    spent = guard.current().budget_spent() if item.config.stash.get(STATE_KEY, None) else None
+    if spent is None or item.get_closest_marker("skip"):
+        return None
+    hook = item.ihook
+    hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for when in ("setup", "call", "teardown"):
+        call = pytest.CallInfo.from_call(partial(_fail_if_call, when, spent), when=when)  # type: ignore[arg-type]
+        hook.pytest_runtest_logreport(report=hook.pytest_runtest_makereport(item=item, call=call))
+    hook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def _fail_if_call(when: str, message: str) -> None:
+    if when == "call":
+        pytest.fail(message, pytrace=False)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item: pytest.Item) -> None:
     # Exchanges of the test body only: fixture set-up (seeding) would bury the failing request.
     client = item.config.stash.get(CLIENT_KEY, None)
@@ -309,7 +368,9 @@ def pytest_exception_interact(node: pytest.Item, call: pytest.CallInfo[None], re
         _finish_longrepr(node, call, report, state)
 
 
-def _finish_longrepr(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, state: RunState) -> None:
+def _finish_longrepr(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, state: RunState
+) -> None:
     if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
         path, line, reason = report.longrepr
         report.longrepr = (path, line, state.redact(reason))
@@ -317,9 +378,16 @@ def _finish_longrepr(item: pytest.Item, call: pytest.CallInfo[None], report: pyt
     if not report.failed or report.longrepr is None:
         return
     text = str(report.longrepr)
-    if call.excinfo is not None and call.excinfo.errisinstance(TargetError):
-        text = f"target problem: {call.excinfo.value}"
-    elif call.excinfo is not None and _is_schemathesis_failure(call.excinfo.value):
+    problem = _target_problem(call)
+    if problem is not None:
+        # The target could not be asked: one line naming why, no clause (none was checked).
+        report.longrepr = state.redact(f"target problem: {problem}")
+        return
+    if report.when == "setup" and call.excinfo is not None and call.excinfo.errisinstance(AssertionError):
+        # A fixture's request got an answer it cannot use (e.g. not JSON): say so, not its code.
+        report.longrepr = state.redact(f"set-up could not use the target's answer: {call.excinfo.value}")
+        return
+    if call.excinfo is not None and _is_schemathesis_failure(call.excinfo.value):
         # Schemathesis' own message (failures, response, curl) reads better than its traceback.
         from petstore_contract.generated import failed_clauses
 
@@ -327,6 +395,16 @@ def _finish_longrepr(item: pytest.Item, call: pytest.CallInfo[None], report: pyt
         broken = failed_clauses(call.excinfo.value)
         if broken and not text.startswith("violates clause"):
             text = "\n".join(_clause_line(item, [cid]) for cid in broken) + f"\n\n{text}"
-    if report.when == "call" and not text.startswith(("violates clause", "checks clauses")):
+    if report.when == "call" and not text.startswith(("violates clause", "checks clauses", "run budget")):
         text = f"{_clause_line(item)}\n\n{text}"
     report.longrepr = state.redact(text)
+
+
+def _target_problem(call: pytest.CallInfo[None]) -> str | None:
+    """One line for a test stopped by the target's transport (client or Schemathesis' requests)."""
+    if call.excinfo is None:
+        return None
+    if call.excinfo.errisinstance(TargetError):
+        return str(call.excinfo.value)
+    found = guard.find_transport_error(call.excinfo.value)
+    return guard.describe(found) if found is not None else None

@@ -1,6 +1,8 @@
 """Which server a run checks, with which key, and whether it may write there.
 
-Precedence: ``--base-url`` > ``PETSTORE_BASE_URL`` > ``--target NAME`` > the embedded reference.
+Precedence of the URL: ``--base-url`` > ``PETSTORE_BASE_URL`` > ``--target NAME`` (whose URL
+``PETSTORE_<NAME>_BASE_URL`` overrides) > the embedded reference.  A named target's key variable
+and read-only default hold whichever URL wins.
 The key always comes from the environment (``PETSTORE_API_KEY``, or the variable that a named
 target names), never from the command line, where process lists and CI logs would show it.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,12 +36,16 @@ class NamedTarget:
 class Target:
     name: str
     base_url: str
-    api_key: str
-    read_only: bool
+    api_key: str = field(repr=False)  # never in a repr, a report or a log
+    read_only: bool = False
+    key_env: str = KEY_ENV  # the variable the key came from (xdist workers read it there)
+
+    @property
+    def mode(self) -> str:
+        return "read-only" if self.read_only else "read-write"
 
     def describe(self) -> str:
-        mode = "read-only" if self.read_only else "read-write"
-        return f"{self.name} {self.base_url} ({mode})"
+        return f"{self.name} {self.base_url} ({self.mode})"
 
 
 def load_named_targets(pyproject: Path) -> dict[str, NamedTarget]:
@@ -83,24 +89,25 @@ def resolve(
     allow_writes: bool,
     pyproject: Path,
 ) -> Target | None:
-    """The configured target, or None for the embedded reference."""
+    """The configured target, or None for the embedded reference.
+
+    A named target keeps its key variable and its read-only default even when the URL is
+    overridden (``--base-url``, ``PETSTORE_BASE_URL``): ``--target production`` never writes
+    unless ``--allow-writes`` says so, and never sends another environment's key.
+    """
     if read_only and allow_writes:
         raise TargetConfigError("--read-only and --allow-writes contradict each other; choose one")
     named = load_named_targets(pyproject)
-    url = base_url or os.environ.get(URL_ENV) or None
     if target_name is not None and target_name not in named:
         raise TargetConfigError(f"unknown --target {target_name!r}; configured targets: {', '.join(sorted(named))}")
-    if url:
-        key = os.environ.get(KEY_ENV, "")
-        if not key.strip():
-            raise TargetConfigError(f"{KEY_ENV} is not set: the target {url} needs its API key in that variable")
-        name = target_name or "custom"
-        return Target(name, check_base_url(url), key.strip(), read_only)
-    if target_name is None:
+    chosen = named.get(target_name) if target_name is not None else None
+    url = base_url or os.environ.get(URL_ENV) or (chosen.base_url if chosen else None)
+    if not url:
         return None
-    chosen = named[target_name]
-    key = os.environ.get(chosen.key_env, "") or os.environ.get(KEY_ENV, "")
-    if not key.strip():
-        raise TargetConfigError(f"{chosen.key_env} is not set: the {target_name} target needs its API key there")
-    writes_off = read_only or (chosen.read_only and not allow_writes)
-    return Target(target_name, check_base_url(chosen.base_url), key.strip(), writes_off)
+    key_env = chosen.key_env if chosen else KEY_ENV
+    key = os.environ.get(key_env, "").strip()
+    if not key:
+        where = f"the {target_name} target" if chosen else f"the target {url}"
+        raise TargetConfigError(f"{key_env} is not set: {where} needs its API key in that variable")
+    writes_off = read_only or (chosen is not None and chosen.read_only and not allow_writes)
+    return Target(target_name or "custom", check_base_url(url), key, writes_off, key_env)
