@@ -1,0 +1,207 @@
+"""Named targets (staging, production): resolution, read-only defaults, keys, usage errors.
+
+Unit tests call ``target.resolve`` with a monkeypatched environment and a temporary
+pyproject.toml; the usage errors are also checked end to end (exit code 4, one line).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from petstore_contract.plugin import RunState
+from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.target import Target, TargetConfigError, load_named_targets, resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGING_KEY = "staging-key-0b6f2d71"
+PRODUCTION_KEY = "production-key-91ac4e03"
+PYPROJECT = """
+[tool.petstore_contract.targets.staging]
+base-url = "https://staging.petstore.example/v1"
+key-env = "PETSTORE_STAGING_API_KEY"
+
+[tool.petstore_contract.targets.production]
+base-url = "https://petstore.example/v1"
+key-env = "PETSTORE_PRODUCTION_API_KEY"
+read-only = true
+"""
+
+
+@pytest.fixture
+def pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(os.environ):
+        if name.startswith("PETSTORE_"):
+            monkeypatch.delenv(name)
+    path = tmp_path / "pyproject.toml"
+    path.write_text(PYPROJECT, encoding="utf-8")
+    return path
+
+
+def resolve_with(pyproject: Path, target: str | None = None, **options: object) -> Target | None:
+    args: dict[str, object] = {"base_url": None, "read_only": False, "allow_writes": False, **options}
+    return resolve(target_name=target, pyproject=pyproject, **args)  # type: ignore[arg-type]
+
+
+def test_project_declares_staging_and_production(pyproject: Path) -> None:
+    named = load_named_targets(ROOT / "pyproject.toml")
+    assert named["staging"].base_url == "https://staging.petstore.example/v1"
+    assert named["production"].base_url == "https://petstore.example/v1"
+    assert named["staging"].key_env == "PETSTORE_STAGING_API_KEY" and not named["staging"].read_only
+    assert named["production"].key_env == "PETSTORE_PRODUCTION_API_KEY" and named["production"].read_only
+
+
+def test_staging_reads_its_own_key_and_may_write(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_STAGING_API_KEY", STAGING_KEY)
+    target = resolve_with(pyproject, "staging")
+    assert target == Target("staging", "https://staging.petstore.example/v1", STAGING_KEY, False,
+                            "PETSTORE_STAGING_API_KEY")
+    assert target.mode == "read-write"
+
+
+def test_production_is_read_only_by_default(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", PRODUCTION_KEY)
+    target = resolve_with(pyproject, "production")
+    assert target is not None and target.read_only and target.mode == "read-only"
+    assert target.api_key == PRODUCTION_KEY
+
+
+def test_allow_writes_overrides_the_read_only_default(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", PRODUCTION_KEY)
+    target = resolve_with(pyproject, "production", allow_writes=True)
+    assert target is not None and not target.read_only
+
+
+def test_read_only_applies_to_a_writable_target(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_STAGING_API_KEY", STAGING_KEY)
+    target = resolve_with(pyproject, "staging", read_only=True)
+    assert target is not None and target.read_only
+
+
+def test_environment_overrides_the_url(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_STAGING_API_KEY", STAGING_KEY)
+    monkeypatch.setenv("PETSTORE_STAGING_BASE_URL", "http://127.0.0.1:8080/v1/")
+    target = resolve_with(pyproject, "staging")
+    assert target is not None and target.base_url == "http://127.0.0.1:8080/v1"
+
+
+def test_a_url_override_keeps_production_read_only_and_its_key(
+    pyproject: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", PRODUCTION_KEY)
+    monkeypatch.setenv("PETSTORE_API_KEY", "some-other-key-6d1f")
+    target = resolve_with(pyproject, "production", base_url="http://127.0.0.1:9999/v1")
+    assert target is not None and target.read_only
+    assert target.api_key == PRODUCTION_KEY and target.key_env == "PETSTORE_PRODUCTION_API_KEY"
+
+
+def test_missing_key_names_the_variable(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_API_KEY", "generic-key-never-sent-to-staging")
+    with pytest.raises(TargetConfigError, match=r"^PETSTORE_STAGING_API_KEY is not set: the staging target") as err:
+        resolve_with(pyproject, "staging")
+    assert "\n" not in str(err.value)
+
+
+def test_blank_key_is_missing(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", "   ")
+    with pytest.raises(TargetConfigError, match="PETSTORE_PRODUCTION_API_KEY is not set"):
+        resolve_with(pyproject, "production")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("ftp://staging.example/v1", "is not an http(s) URL with a host"),
+        ("https:///v1", "is not an http(s) URL with a host"),
+        ("https://user:secret@staging.example/v1", "must not carry credentials"),
+        ("https://staging.example/v1?x=1", "must not have a query or fragment"),
+        ("https://staging.example:99999/v1", "has a malformed port"),
+    ],
+)
+def test_malformed_url_is_one_line(pyproject: Path, monkeypatch: pytest.MonkeyPatch, url: str, message: str) -> None:
+    monkeypatch.setenv("PETSTORE_STAGING_API_KEY", STAGING_KEY)
+    monkeypatch.setenv("PETSTORE_STAGING_BASE_URL", url)
+    with pytest.raises(TargetConfigError) as err:
+        resolve_with(pyproject, "staging")
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert "secret" not in str(err.value)
+
+
+def test_read_only_and_allow_writes_contradict(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PETSTORE_STAGING_API_KEY", STAGING_KEY)
+    with pytest.raises(TargetConfigError, match="--read-only and --allow-writes contradict each other"):
+        resolve_with(pyproject, "staging", read_only=True, allow_writes=True)
+
+
+def test_unknown_target_lists_the_configured_ones(pyproject: Path) -> None:
+    with pytest.raises(TargetConfigError, match="unknown --target 'qa'; configured targets: production, staging"):
+        resolve_with(pyproject, "qa")
+
+
+def test_no_target_means_the_embedded_reference(pyproject: Path) -> None:
+    assert resolve_with(pyproject) is None
+
+
+def test_the_key_is_never_in_a_repr_a_description_or_the_metadata() -> None:
+    target = Target("staging", "https://staging.petstore.example/v1", STAGING_KEY, False)
+    state = RunState(target)
+    assert state.metadata() == {
+        "target": "staging",
+        "base_url": "https://staging.petstore.example/v1",
+        "mode": "read-write",
+    }
+    for text in (repr(target), target.describe(), str(state.metadata())):
+        assert STAGING_KEY not in text
+
+
+# -- end to end: usage errors exit 4 in one line; the header names target, URL and mode ------------
+
+
+def run_pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "tests", "-p", "no:cacheprovider", *args],
+        cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--target", "staging"], {}, "PETSTORE_STAGING_API_KEY is not set"),
+        (["--target", "production"], {"PETSTORE_API_KEY": "k-3e1"}, "PETSTORE_PRODUCTION_API_KEY is not set"),
+        (["--target", "staging"], {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": "ftp://x/v1"},
+         "is not an http(s) URL with a host"),
+        (["--target", "staging", "--read-only", "--allow-writes"], {"PETSTORE_STAGING_API_KEY": STAGING_KEY},
+         "--read-only and --allow-writes contradict each other"),
+        (["--target", "qa"], {}, "unknown --target 'qa'"),
+        (["--run-budget", "0"], {}, "--run-budget must be a positive number of seconds"),
+        (["--max-body-bytes", "0"], {}, "--max-body-bytes must be at least 1"),
+    ],
+)
+def test_usage_errors_exit_4_in_one_line(args: list[str], env: dict[str, str], message: str) -> None:
+    done = run_pytest(*args, env=env)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert message in done.stderr and "Traceback" not in done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert STAGING_KEY not in done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[BackgroundServer]:
+    with BackgroundServer(build_app(PRODUCTION_KEY)) as server:
+        yield server
+
+
+def test_header_names_target_url_and_mode_never_the_key(reference: BackgroundServer) -> None:
+    env = {"PETSTORE_PRODUCTION_API_KEY": PRODUCTION_KEY, "PETSTORE_PRODUCTION_BASE_URL": reference.base_url}
+    done = run_pytest("--target", "production", "--collect-only", env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert f"petstore target: production {reference.base_url} (read-only)" in done.stdout
+    assert "petstore PROBLEM" not in done.stdout
+    assert PRODUCTION_KEY not in done.stdout + done.stderr
