@@ -20,6 +20,7 @@ from petstore_contract import guard, profiles
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.client import ContractClient, TargetError
 from petstore_contract.redaction import Redactor
+from petstore_contract.reporting import ReportPlugin, add_report_options
 from petstore_contract.target import KEY_ENV, Target, TargetConfigError, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +62,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--request-timeout", dest="petstore_timeout", type=float, default=10.0,
                     help="seconds to wait for each answer (default 10)")
     group.addoption("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
+    add_report_options(group)
     group.addoption("--run-budget", dest="petstore_run_budget", type=float, default=None, metavar="SECONDS",
                     help="seconds for the whole run; once spent, the remaining tests fail at once (default: none)")
     group.addoption("--max-body-bytes", dest="petstore_max_body", type=int, default=guard.MAX_BODY_BYTES,
@@ -95,6 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _install_guard(config)
     config.stash[STATE_KEY] = state
     config.option.base_url = state.target.base_url
+    config.pluginmanager.register(ReportPlugin(config, state.target, state.redact), "petstore-reporting")
     profiles.set_current(
         profiles.RunConfig(
             profile=profiles.PROFILES[config.option.petstore_profile],
