@@ -115,7 +115,7 @@ class SuiteRun:
 
 
 def run_suite(report_dir: Path, *args: str, base_url: str | None = None) -> SuiteRun:
-    command = [sys.executable, "-m", "pytest", "tests", "--report-dir", str(report_dir), "-p", "no:cacheprovider"]
+    command = [sys.executable, "-m", "pytest", "tests", f"--report-dir={report_dir}", "-p", "no:cacheprovider"]
     command += ["--contract-profile", "quick", *args]
     if base_url is not None:
         command += ["--base-url", base_url]
@@ -234,7 +234,7 @@ def test_passing_run_reports_conformance(passing_run: SuiteRun) -> None:
 def test_selftest_runs_write_no_reports(tmp_path: Path) -> None:
     report_dir = tmp_path / "reports"
     command = [sys.executable, "-m", "pytest", "selftests/test_reports.py::test_secret_forms_are_found_where_they_hide"]
-    command += ["-q", "-p", "no:cacheprovider", "--report-dir", str(report_dir)]
+    command += ["-q", "-p", "no:cacheprovider", f"--report-dir={report_dir}"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, timeout=SUITE_TIMEOUT, check=False)
     assert done.returncode == 0, done.stdout[-2000:]
     assert not report_dir.exists()

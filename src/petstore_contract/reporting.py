@@ -52,7 +52,9 @@ def add_report_options(group: pytest.OptionGroup) -> None:
         dest="petstore_report_dir",
         default=None,
         metavar="DIR",
-        help=f"where report.html, junit.xml and summary.json go (default {DEFAULT_REPORT_DIR})",
+        # pytest reads an existing directory after a space as a test path before this option is
+        # known (it comes from a conftest plugin), so the help shows the "=" form.
+        help=f"--report-dir=DIR: where report.html, junit.xml and summary.json go (default {DEFAULT_REPORT_DIR})",
     )
 
 
