@@ -28,8 +28,9 @@ import pytest
 import requests
 
 from petstore_contract.clauses import registry
+from petstore_contract.redaction import Redactor
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.reporting import CONFORMANT, NOT_CONFORMANT, verdict_of
+from petstore_contract.reporting import CONFORMANT, NOT_CONFORMANT, failure_details, verdict_of
 from petstore_contract.spec import spec_checksum
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,3 +239,23 @@ def test_selftest_runs_write_no_reports(tmp_path: Path) -> None:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, timeout=SUITE_TIMEOUT, check=False)
     assert done.returncode == 0, done.stdout[-2000:]
     assert not report_dir.exists()
+
+
+# -- the pieces, without a run ----------------------------------------------------------------------------
+
+
+def test_verdict_follows_the_exit_code() -> None:
+    assert [verdict_of(code) for code in (0, 1, 2, 4, 5)] == [CONFORMANT, NOT_CONFORMANT] + ["incomplete"] * 3
+
+
+def test_a_long_failure_keeps_its_clause_and_its_curl_line() -> None:
+    message = ["Schemathesis found 1 distinct failure", *(f"    line {n}" for n in range(200)), "    curl -X GET URL"]
+    text = "violates clause errors.body (§2, §7, MUST): ...\n\n" + "\n".join(message)
+    report = pytest.TestReport(
+        "t::x", ("t", 1, "x"), {}, "failed", text, "call", [("HTTP exchanges (last 1)", "> GET")]
+    )
+    details = failure_details(report, ["errors.body", "auth.missing"], Redactor(None))
+    assert details["clauses"] == ["errors.body"] and details["exchanges"] == "> GET"
+    lines = details["message"].splitlines()
+    assert len(lines) <= 41 and lines[0].startswith("Schemathesis") and lines[-1].endswith("curl -X GET URL")
+    assert any(line.startswith("[... cut: ") for line in lines)

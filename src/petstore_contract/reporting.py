@@ -132,9 +132,10 @@ class Results:
         return ClauseRow(clause, len(tests), NOT_RUN, _not_run_reason(tests, skipped))
 
 
-def _names(nodeids: tuple[str, ...], shown: int = 3) -> str:
-    names = [nodeid.rsplit("::", 1)[-1] for nodeid in nodeids[:shown]]
-    return ", ".join(names) + (f" and {len(nodeids) - shown} more" if len(nodeids) > shown else "")
+def _names(ids: tuple[str, ...], shown: int = 3) -> str:
+    """A short list of test names (node ids without their file) or clause ids."""
+    names = [nodeid.rsplit("::", 1)[-1] for nodeid in ids[:shown]]
+    return ", ".join(names) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
 def _skip_reason(report: pytest.TestReport) -> str:
@@ -168,12 +169,17 @@ def verdict_line(verdict: str, rows: list[ClauseRow], exit_code: int) -> str:
     checked = len(rows) - not_run
     tail = f"; {not_run} not run" if not_run else ""
     if verdict == CONFORMANT:
-        return f"Conformant: all {checked} clauses checked passed{tail}."
+        return f"Conformant: {'all ' if checked > 1 else ''}{_plural(checked, 'clause')} checked passed{tail}."
     if verdict == NOT_CONFORMANT:
         levels = Counter(row.clause.level for row in failed)
         kinds = ", ".join(f"{n} {level}" for level, n in sorted(levels.items()))
-        return f"Not conformant: {len(failed)} of {len(rows)} clauses failed ({kinds}){tail}."
-    return f"Incomplete: the run ended with exit code {exit_code} before deciding ({checked} clauses checked{tail})."
+        names = _names(tuple(row.clause.id for row in failed), shown=4)
+        return f"Not conformant: {len(failed)} of {_plural(len(rows), 'clause')} failed ({kinds}): {names}{tail}."
+    return f"Incomplete: the run ended with exit code {exit_code} before deciding ({checked} checked{tail})."
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 # -- one failure, as the reports show it -----------------------------------------------------------
@@ -302,6 +308,7 @@ body > * { order: 5; }
 .pc-matrix { border-collapse: collapse; width: 100%; margin-bottom: 16px; color: #222; }
 .pc-matrix th, .pc-matrix td { border: 1px solid #e0e0e0; padding: 4px 6px; text-align: left; vertical-align: top; }
 .pc-matrix th { background: #f3f3f3; }
+.pc-matrix td:last-child { width: 24%; }
 .pc-matrix tr.pc-row--failed td { background: #fdecea; }
 .pc-matrix tr.pc-row--not-run td { background: #f7f7f7; color: #777; }
 .pc-outcome--passed { color: #2e7d32; font-weight: bold; }
