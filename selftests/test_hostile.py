@@ -32,7 +32,7 @@ from hostile import (
     silent,
     trickle,
 )
-from petstore_contract.reference import build_app
+from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.server import bind_loopback
 from petstore_contract.selfcheck import ROOT, SuiteRun, run_suite
 
@@ -186,3 +186,20 @@ def test_self_signed_certificate_passes_with_ca_bundle(
     run = run_suite(tls_server.base_url, KEY, *FAST, *ALL_QUICK, "--ca-bundle", str(self_signed[0]), timeout=300)
     assert run.exit_code == 0, run.output[-3000:]
     assert run.passed > 100 and not run.failed
+
+
+# -- the whole-run budget -------------------------------------------------------------------------
+
+
+def test_run_budget_bounds_a_run_without_the_breaker(all_count: int) -> None:
+    """A silent target, breaker off: each test would wait 1 s; the budget ends the run instead."""
+    run = against(silent, *ALL_QUICK, "--circuit-breaker", "0", "--run-budget", "4")
+    assert_clear_failure(run, r"run budget of 4 s spent \(--run-budget\)", all_count, 30)
+    assert run.output.count("run budget of 4 s spent") >= 100, run.output[-3000:]
+
+
+def test_run_budget_fails_the_rest_even_of_a_good_target(all_count: int) -> None:
+    """Against the reference, a too-small budget never gives a pass: what is left fails at once."""
+    with BackgroundServer(build_app(KEY)) as server:
+        run = run_suite(server.base_url, KEY, *FAST, *ALL_QUICK, "--run-budget", "1.5", timeout=300)
+    assert_clear_failure(run, r"run budget of 1\.5 s spent \(--run-budget\)", all_count, 30)

@@ -110,7 +110,7 @@ class Guard:
     def budget_spent(self) -> str | None:
         if self.deadline is None or time.time() < self.deadline:
             return None
-        return f"run budget of {self.budget:g} s spent (--run-budget): not run"
+        return f"run budget of {self.budget:g} s spent (--run-budget)"
 
     def breaker_open(self) -> str | None:
         if not self.trip_after or self.failures < self.trip_after:
@@ -122,7 +122,10 @@ class Guard:
 
     def check(self) -> None:
         """Raise instead of sending when the budget is spent or the breaker is open."""
-        problem = self.budget_spent() or self.breaker_open()
+        spent = self.budget_spent()
+        if spent:
+            raise TargetUnavailable(f"{spent}; request not sent")
+        problem = self.breaker_open()
         if problem:
             raise TargetUnavailable(problem)
 
@@ -136,7 +139,7 @@ class Guard:
         """Count a request that got no answer; the budget's message instead when the budget was the cause."""
         spent = self.budget_spent()
         if spent:
-            return spent
+            return f"{spent}; the request was cut short"
         self.failures += 1
         self.last_cause = cause
         return None

@@ -324,6 +324,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     spent = guard.current().budget_spent() if item.config.stash.get(STATE_KEY, None) else None
     if spent is None or item.get_closest_marker("skip"):
         return None
+    spent += "; test not run"
     hook = item.ihook
     hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     for when in ("setup", "call", "teardown"):
