@@ -41,6 +41,9 @@ EXCHANGES_CHARS = 8000
 EXCHANGES_TITLE = "HTTP exchanges"
 CLAUSE_HEADER = re.compile(r"^violates clause (\S+) \(")
 ERROR_LINE = re.compile(r"^E( |$)")
+URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
+# pytest-html blacks out Environment values whose name matches (a --metadata NAME VALUE, a CI variable).
+SECRET_NAMES = r"(?i).*(token|secret|passw|api_?key|credential|auth)"
 
 CONFORMANT, NOT_CONFORMANT, INCOMPLETE = "conformant", "not conformant", "incomplete"
 PASSED, FAILED, NOT_RUN = "passed", "failed", "not run"
@@ -377,6 +380,7 @@ class ReportPlugin:
         options): the conftest plugin registers last, so pluggy calls it first.
         """
         self.report_dir.mkdir(parents=True, exist_ok=True)
+        self.config.addinivalue_line("environment_table_redact_list", SECRET_NAMES)
         option = self.config.option
         if hasattr(option, "htmlpath") and not option.htmlpath:
             option.htmlpath = str(self.report_dir / "report.html")
@@ -418,7 +422,10 @@ class ReportPlugin:
     def _redact_value(self, value: Any) -> Any:
         if isinstance(value, dict):
             return {k: self._redact_value(v) for k, v in value.items()}
-        return self.redact(value) if isinstance(value, str) else value
+        if not isinstance(value, str):
+            return value
+        # CI variables pytest-metadata copies (GIT_URL, CI_PROJECT_URL...) may carry a token as userinfo.
+        return URL_USERINFO.sub(r"\1[REDACTED]@", self.redact(value))
 
     def _junit_properties(self) -> None:
         from _pytest.junitxml import xml_key
