@@ -26,6 +26,7 @@ from schemathesis.transport.requests import ManagedCookiesSession
 TRIP_AFTER = 3
 MAX_BODY_BYTES = 4_000_000
 READ_SIZE = 65536
+MAX_REDIRECTS = 3
 _REASONS = (
     ("Connection refused", "connection refused"),
     ("Name or service not known", "host name not found"),
@@ -216,6 +217,7 @@ class GuardedSession(ManagedCookiesSession):
         self.verify = verify
         self.trust_env = False  # no proxy from the environment sees the key
         self.max_body_bytes = max_body_bytes
+        self.max_redirects = MAX_REDIRECTS
 
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         guard = current()

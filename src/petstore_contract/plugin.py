@@ -66,7 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--run-budget", dest="petstore_run_budget", type=float, default=None, metavar="SECONDS",
                     help="seconds for the whole run; once spent, the remaining tests fail at once (default: none)")
     group.addoption("--max-body-bytes", dest="petstore_max_body", type=int, default=guard.MAX_BODY_BYTES,
-                    help=f"read at most this much of an answer body (default {guard.MAX_BODY_BYTES})")
+                    metavar="BYTES", help=f"read at most this much of an answer body (default {guard.MAX_BODY_BYTES})")
     group.addoption("--circuit-breaker", dest="petstore_trip_after", type=int, default=guard.TRIP_AFTER, metavar="N",
                     help=f"send nothing more after N requests in a row got no answer (default {guard.TRIP_AFTER}; "
                     "0: never)")
@@ -88,7 +88,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "should: checks a SHOULD clause")
     config.addinivalue_line("markers", "rfc: checks a clause that comes from an HTTP RFC")
     for name in section_markers():
-        config.addinivalue_line("markers", f"{name}: checks a clause of interface document {name[8:]}")
+        section = name.removeprefix("section_").replace("_", ".")
+        config.addinivalue_line("markers", f"{name}: checks a clause of interface document §{section}")
     if not is_contract_run(config):
         return
     _check_positive("--request-timeout", config.option.petstore_timeout)
