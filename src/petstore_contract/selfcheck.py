@@ -47,6 +47,7 @@ def run_suite(base_url: str, api_key: str, *args: str, timeout: float = 600) -> 
             "-p",
             "no:cacheprovider",
             f"--junitxml={junit}",
+            f"--report-dir={Path(tmp) / 'reports'}",
             "-o",
             "junit_family=xunit1",
             *args,
