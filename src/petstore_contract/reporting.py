@@ -201,7 +201,7 @@ def failure_details(report: pytest.TestReport, test_clauses: list[str], redact: 
     assertion = [line[1:] for line in body if ERROR_LINE.match(line)]
     text = textwrap.dedent("\n".join(assertion)) if assertion else "\n".join(body)
     message = _cut(text.strip(), MESSAGE_LINES, MESSAGE_CHARS)
-    exchanges = "\n\n".join(redact(text) for title, text in report.sections if title.startswith(EXCHANGES_TITLE))
+    exchanges = "\n\n".join(redact(part) for title, part in report.sections if title.startswith(EXCHANGES_TITLE))
     return {
         "clauses": violated or test_clauses,
         "message": message,
@@ -257,7 +257,7 @@ def environment(target: Target, started: dt.datetime) -> dict[str, Any]:
         "target": target.name,
         "base_url": target.base_url,
         "read_only": target.read_only,
-        "key_variable": getattr(target, "key_env", "PETSTORE_API_KEY"),  # where the key comes from, not the key
+        "key_variable": target.key_env,  # where the key comes from, not the key
         "date": started.isoformat(timespec="seconds"),
         "seed": run.seed,
         "profile": run.profile.name,
