@@ -26,8 +26,8 @@ def test_list_is_an_array_of_pets(api: ContractClient, populated: Population) ->
 @pytest.mark.clause("list.limit.accepted")
 @pytest.mark.parametrize("limit", [1, 100])
 def test_limit_bounds_are_accepted(api: ContractClient, populated: Population, limit: int) -> None:
-    items = expect.pet_list(api.get("/pets", params={"limit": limit}))
-    assert len(items) <= limit, f"limit={limit}: expected at most {limit} animals, got {len(items)}"
+    # Only acceptance: how many come back is list.limit.honoured's and list.limit.maximum's business.
+    expect.pet_list(api.get("/pets", params={"limit": limit}))
 
 
 @pytest.mark.clause("list.limit.honoured")
