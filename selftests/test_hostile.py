@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,10 +45,12 @@ ALL_QUICK = ("--contract-profile", "quick")
 
 def collected(*selection: str) -> int:
     """How many tests a selection holds (collected against the embedded reference)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests", "--collect-only", "-q", "-p", "no:cacheprovider", *selection],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )
+    with tempfile.TemporaryDirectory(prefix="petstore-collect-") as reports:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "tests", "--collect-only", "-q", "-p", "no:cacheprovider",
+             f"--report-dir={reports}", *selection],
+            cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        )
     found = re.search(r"(\d+)(?:/\d+)? tests? (?:collected|selected)", done.stdout)
     assert found, done.stdout[-2000:]
     return int(found.group(1))

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import requests
@@ -61,13 +62,14 @@ def test_read_only_run_under_xdist_sends_no_write(reference: BackgroundServer) -
     assert_read_only_pass(run, reference, before)
 
 
-def test_production_target_is_read_only_by_default(reference: BackgroundServer) -> None:
+def test_production_target_is_read_only_by_default(reference: BackgroundServer, tmp_path: Path) -> None:
     before = writes(reference)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_")}
     env.update(PETSTORE_PRODUCTION_API_KEY=KEY, PETSTORE_PRODUCTION_BASE_URL=reference.base_url)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "tests", "--target", "production", "-q", "-rs", "-p", "no:cacheprovider",
-         "--contract-profile", "quick", "-n", "2"],  # xdist workers find the key in the target's variable
+         "--contract-profile", "quick", "-n", "2",  # xdist workers find the key in the target's variable
+         f"--report-dir={tmp_path}"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr

@@ -198,9 +198,9 @@ def reference() -> Iterator[BackgroundServer]:
         yield server
 
 
-def test_header_names_target_url_and_mode_never_the_key(reference: BackgroundServer) -> None:
+def test_header_names_target_url_and_mode_never_the_key(reference: BackgroundServer, tmp_path: Path) -> None:
     env = {"PETSTORE_PRODUCTION_API_KEY": PRODUCTION_KEY, "PETSTORE_PRODUCTION_BASE_URL": reference.base_url}
-    done = run_pytest("--target", "production", "--collect-only", env=env)
+    done = run_pytest("--target", "production", "--collect-only", f"--report-dir={tmp_path}", env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert f"petstore target: production {reference.base_url} (read-only)" in done.stdout
     assert "petstore PROBLEM" not in done.stdout
