@@ -22,14 +22,40 @@ ROOT = Path(__file__).resolve().parents[1]
 GITHUB = ROOT / "docs" / "ci" / "github-actions.yml"
 GITLAB = ROOT / "docs" / "ci" / "gitlab-ci.yml"
 README = ROOT / "README.md"
-VALUE_OPTIONS = {"-m", "-k", "-n", "-p", "-o", "--target", "--contract-profile", "--contract-seed", "--base-url",
-                 "--request-timeout", "--run-budget", "--max-body-bytes", "--circuit-breaker", "--ca-bundle",
-                 "--report-dir", "--junitxml", "--html", "--deselect", "--port", "--variant", "--fault"}
+VALUE_OPTIONS = {
+    "-m",
+    "-k",
+    "-n",
+    "-p",
+    "-o",
+    "--target",
+    "--contract-profile",
+    "--contract-seed",
+    "--base-url",
+    "--request-timeout",
+    "--run-budget",
+    "--max-body-bytes",
+    "--circuit-breaker",
+    "--ca-bundle",
+    "--report-dir",
+    "--junitxml",
+    "--html",
+    "--deselect",
+    "--port",
+    "--variant",
+    "--fault",
+}
 
 
 def pytest_help(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return done.stdout
 
 
@@ -126,8 +152,13 @@ def test_readme_commands_use_existing_options(help_text: str, markers: set[str])
 
 
 def test_readme_reference_server_commands_exist() -> None:
-    cli = subprocess.run([sys.executable, "-m", "petstore_contract.reference", "--help"], capture_output=True,
-                         text=True, timeout=60, check=True).stdout
+    cli = subprocess.run(
+        [sys.executable, "-m", "petstore_contract.reference", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
     text = README.read_text(encoding="utf-8")
     for line in re.findall(r"-m petstore_contract\.reference([^\n#]*)", text):
         for word in shlex.split(line):

@@ -47,9 +47,23 @@ def collected(*selection: str) -> int:
     """How many tests a selection holds (collected against the embedded reference)."""
     with tempfile.TemporaryDirectory(prefix="petstore-collect-") as reports:
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "tests", "--collect-only", "-q", "-p", "no:cacheprovider",
-             f"--report-dir={reports}", *selection],
-            cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "tests",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                f"--report-dir={reports}",
+                *selection,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
     found = re.search(r"(\d+)(?:/\d+)? tests? (?:collected|selected)", done.stdout)
     assert found, done.stdout[-2000:]
@@ -134,8 +148,9 @@ class TlsReference:
     def __init__(self, cert: Path, key: Path) -> None:
         self.sock = bind_loopback()
         self.port = int(self.sock.getsockname()[1])
-        config = uvicorn.Config(build_app(KEY), log_level="critical", lifespan="off",
-                                ssl_certfile=str(cert), ssl_keyfile=str(key))
+        config = uvicorn.Config(
+            build_app(KEY), log_level="critical", lifespan="off", ssl_certfile=str(cert), ssl_keyfile=str(key)
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
@@ -165,9 +180,27 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     where = tmp_path_factory.mktemp("tls")
     cert, key = where / "cert.pem", where / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        capture_output=True, check=True, timeout=60,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        capture_output=True,
+        check=True,
+        timeout=60,
     )
     return cert, key
 

@@ -30,8 +30,10 @@ def reference() -> Iterator[BackgroundServer]:
     with BackgroundServer(build_app(KEY)) as server:
         for index, status in enumerate(("available", "pending", "sold")):
             answer = requests.post(
-                f"{server.base_url}/pets", json={"name": f"resident-{index}", "categoryId": index, "status": status},
-                headers={"Authorization": f"Bearer {KEY}"}, timeout=10,
+                f"{server.base_url}/pets",
+                json={"name": f"resident-{index}", "categoryId": index, "status": status},
+                headers={"Authorization": f"Bearer {KEY}"},
+                timeout=10,
             )
             assert answer.status_code == 201
         yield server
@@ -67,10 +69,29 @@ def test_production_target_is_read_only_by_default(reference: BackgroundServer, 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_")}
     env.update(PETSTORE_PRODUCTION_API_KEY=KEY, PETSTORE_PRODUCTION_BASE_URL=reference.base_url)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests", "--target", "production", "-q", "-rs", "-p", "no:cacheprovider",
-         "--contract-profile", "quick", "-n", "2",  # xdist workers find the key in the target's variable
-         f"--report-dir={tmp_path}"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests",
+            "--target",
+            "production",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            "--contract-profile",
+            "quick",
+            "-n",
+            "2",  # xdist workers find the key in the target's variable
+            f"--report-dir={tmp_path}",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert writes(reference) == before, "the production target was written"

@@ -59,8 +59,9 @@ def test_project_declares_staging_and_production(pyproject: Path) -> None:
 def test_staging_reads_its_own_key_and_may_write(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PETSTORE_STAGING_API_KEY", STAGING_KEY)
     target = resolve_with(pyproject, "staging")
-    assert target == Target("staging", "https://staging.petstore.example/v1", STAGING_KEY, False,
-                            "PETSTORE_STAGING_API_KEY")
+    assert target == Target(
+        "staging", "https://staging.petstore.example/v1", STAGING_KEY, False, "PETSTORE_STAGING_API_KEY"
+    )
     assert target.mode == "read-write"
 
 
@@ -166,7 +167,12 @@ def run_pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_")}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "tests", "-p", "no:cacheprovider", *args],
-        cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -175,10 +181,16 @@ def run_pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
     [
         (["--target", "staging"], {}, "PETSTORE_STAGING_API_KEY is not set"),
         (["--target", "production"], {"PETSTORE_API_KEY": "k-3e1"}, "PETSTORE_PRODUCTION_API_KEY is not set"),
-        (["--target", "staging"], {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": "ftp://x/v1"},
-         "is not an http(s) URL with a host"),
-        (["--target", "staging", "--read-only", "--allow-writes"], {"PETSTORE_STAGING_API_KEY": STAGING_KEY},
-         "--read-only and --allow-writes contradict each other"),
+        (
+            ["--target", "staging"],
+            {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": "ftp://x/v1"},
+            "is not an http(s) URL with a host",
+        ),
+        (
+            ["--target", "staging", "--read-only", "--allow-writes"],
+            {"PETSTORE_STAGING_API_KEY": STAGING_KEY},
+            "--read-only and --allow-writes contradict each other",
+        ),
         (["--target", "qa"], {}, "unknown --target 'qa'"),
         (["--run-budget", "0"], {}, "--run-budget must be a positive number of seconds"),
         (["--max-body-bytes", "0"], {}, "--max-body-bytes must be at least 1"),

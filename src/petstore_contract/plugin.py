@@ -57,19 +57,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=sorted(profiles.PROFILES),
         help="depth of the generated tests: quick, default (CI gate) or deep (nightly)",
     )
-    group.addoption("--contract-seed", dest="petstore_seed", type=int, default=profiles.DEFAULT_SEED,
-                    help=f"seed of the generated tests (default {profiles.DEFAULT_SEED})")
-    group.addoption("--request-timeout", dest="petstore_timeout", type=float, default=10.0,
-                    help="seconds to wait for each answer (default 10)")
+    group.addoption(
+        "--contract-seed",
+        dest="petstore_seed",
+        type=int,
+        default=profiles.DEFAULT_SEED,
+        help=f"seed of the generated tests (default {profiles.DEFAULT_SEED})",
+    )
+    group.addoption(
+        "--request-timeout",
+        dest="petstore_timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for each answer (default 10)",
+    )
     group.addoption("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
     add_report_options(group)
-    group.addoption("--run-budget", dest="petstore_run_budget", type=float, default=None, metavar="SECONDS",
-                    help="seconds for the whole run; once spent, the remaining tests fail at once (default: none)")
-    group.addoption("--max-body-bytes", dest="petstore_max_body", type=int, default=guard.MAX_BODY_BYTES,
-                    metavar="BYTES", help=f"read at most this much of an answer body (default {guard.MAX_BODY_BYTES})")
-    group.addoption("--circuit-breaker", dest="petstore_trip_after", type=int, default=guard.TRIP_AFTER, metavar="N",
-                    help=f"send nothing more after N requests in a row got no answer (default {guard.TRIP_AFTER}; "
-                    "0: never)")
+    group.addoption(
+        "--run-budget",
+        dest="petstore_run_budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds for the whole run; once spent, the remaining tests fail at once (default: none)",
+    )
+    group.addoption(
+        "--max-body-bytes",
+        dest="petstore_max_body",
+        type=int,
+        default=guard.MAX_BODY_BYTES,
+        metavar="BYTES",
+        help=f"read at most this much of an answer body (default {guard.MAX_BODY_BYTES})",
+    )
+    group.addoption(
+        "--circuit-breaker",
+        dest="petstore_trip_after",
+        type=int,
+        default=guard.TRIP_AFTER,
+        metavar="N",
+        help=f"send nothing more after N requests in a row got no answer (default {guard.TRIP_AFTER}; 0: never)",
+    )
 
 
 def is_contract_run(config: pytest.Config) -> bool:
@@ -139,8 +166,13 @@ def _start_target(config: pytest.Config) -> RunState:
     worker = getattr(config, "workerinput", None)
     if worker is not None and "petstore_base_url" in worker:
         key_env = worker.get("petstore_key_env", KEY_ENV)
-        target = Target(worker["petstore_target"], worker["petstore_base_url"], os.environ[key_env],
-                        worker["petstore_read_only"], key_env)
+        target = Target(
+            worker["petstore_target"],
+            worker["petstore_base_url"],
+            os.environ[key_env],
+            worker["petstore_read_only"],
+            key_env,
+        )
         return RunState(target)
     try:
         target = resolve(
