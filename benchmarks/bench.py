@@ -28,6 +28,7 @@ import os
 import platform
 import re
 import secrets
+import shutil
 import statistics
 import subprocess
 import sys
@@ -101,8 +102,9 @@ def suite_action(base_url: str, key: str) -> Outcome:
 def cli_command(base_url: str, config: Path, seed: int, project: bool, verdict_only: bool) -> list[str]:
     """``--checks all`` for the plain CLI; with the project's config the config decides (every check is on
     by default there, and an explicit ``--checks all`` would override its per-operation ``enabled = false``)."""
-    executable = Path(sys.executable).parent / "schemathesis"
-    command = [str(executable), "--config-file", str(config), "run", str(SPEC), "--url", base_url]
+    beside = Path(sys.executable).parent / "schemathesis"  # the venv's, like the suite's interpreter
+    executable = str(beside) if beside.exists() else shutil.which("schemathesis") or "schemathesis"
+    command = [executable, "--config-file", str(config), "run", str(SPEC), "--url", base_url]
     command += ["--seed", str(seed), *([] if project else ["--checks", "all"])]
     return [*command, "--max-failures", "1"] if verdict_only else command
 
