@@ -21,7 +21,9 @@ ERRORS = {
 
 
 def _send(api: ContractClient, method: str, path: str, options: dict[str, Any]) -> Any:
-    return api.request(method, path.replace("{unknown}", str(unknown_pet_id(api))), **options)
+    if "{unknown}" in path:  # finding an unused id costs a list request: only when the path needs one
+        path = path.replace("{unknown}", str(unknown_pet_id(api)))
+    return api.request(method, path, **options)
 
 
 def _params(table: dict[str, tuple[Any, ...]]) -> list[Any]:
