@@ -13,8 +13,14 @@ class Clause:
     id: str
     section: str
     level: str
-    source: str
+    quote: str
     statement: str
+    complete_view: bool = False
+
+    @property
+    def source(self) -> str:
+        """interface (the Pet Store document) or rfc (an HTTP RFC the document relies on)."""
+        return "rfc" if "RFC" in self.section else "interface"
 
     @property
     def marker_names(self) -> tuple[str, ...]:
@@ -32,7 +38,10 @@ class Clause:
 @cache
 def registry() -> dict[str, Clause]:
     data = tomllib.loads(files("petstore_contract").joinpath("clauses.toml").read_text(encoding="utf-8"))
-    return {cid: Clause(id=cid, **fields) for cid, fields in data["clauses"].items()}
+    return {
+        cid: Clause(id=cid, **{name.replace("-", "_"): value for name, value in fields.items()})
+        for cid, fields in data["clauses"].items()
+    }
 
 
 def section_markers() -> list[str]:

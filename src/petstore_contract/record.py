@@ -1,0 +1,259 @@
+"""The structured records every output is built from.
+
+A check that fails raises a ``Violation`` carrying one or more ``Finding`` records; a check that
+cannot decide raises ``Undecided``.  The plugin turns test outcomes into ``ClauseResult`` rows and
+one ``RunResult``; the reports, JUnit, the terminal and the self-tests read those records, never
+another output's text.  Every record is plain data (``to_dict``/``from_dict``) so it survives the
+trip from an xdist worker to the controller.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pytest
+
+SCHEMA_VERSION = 1
+
+# Clause outcomes.
+CONFORMS, VIOLATED, UNDECIDED, NOT_SELECTED = "conforms", "violated", "undecided", "not_selected"
+# Run verdicts and their exit codes (pytest keeps 2-5 for itself).
+CONFORMANT, NOT_CONFORMANT, INCONCLUSIVE = "conformant", "not_conformant", "inconclusive"
+EXIT_CODES = {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}
+
+# Why a clause is undecided.  Only the kinds in BLOCKING make a run inconclusive: a store too large
+# to see whole, or an optional header that was not sent, leave the rest of the verdict standing.
+TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER = "target", "budget", "precondition", "throttled", "other"
+STORE_TOO_LARGE, NOT_SENT, EMPTY_STORE = "store_too_large", "not_sent", "empty_store"
+BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER})
+
+BODY_EXCERPT = 2000
+
+
+def cut(text: str, limit: int = BODY_EXCERPT) -> str:
+    """A long value cut with its length shown, so no report grows with what a server sends."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [cut: {len(text):,} characters in all]"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and its answer, already redacted: the key appears as ``$<key variable>``."""
+
+    method: str
+    url: str
+    request_headers: tuple[tuple[str, str], ...] = ()
+    request_body: str | None = None
+    status: int | None = None  # None: no answer (the transport's problem is in ``problem``)
+    response_headers: tuple[tuple[str, str], ...] = ()
+    response_body: str = ""  # an excerpt (``cut``)
+    response_length: int = 0
+    problem: str = ""
+
+    def curl(self) -> str:
+        """A command that replays the request in a POSIX shell, the key taken from its variable."""
+        parts = ["curl", "-sS", "-i", "-X", _quote(self.method)]
+        for name, value in self.request_headers:
+            parts += ["-H", _quote(f"{name}: {value}")]
+        if self.request_body is not None:
+            parts += ["--data-binary", _quote(self.request_body)]
+        parts.append(_quote(self.url))
+        return " ".join(parts)
+
+    def header(self, name: str) -> str | None:
+        for key, value in self.response_headers:
+            if key.lower() == name.lower():
+                return value
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["request_headers"] = [list(pair) for pair in self.request_headers]
+        data["response_headers"] = [list(pair) for pair in self.response_headers]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Exchange:
+        fields = dict(data)
+        fields["request_headers"] = tuple(tuple(pair) for pair in data.get("request_headers", ()))
+        fields["response_headers"] = tuple(tuple(pair) for pair in data.get("response_headers", ()))
+        return cls(**fields)
+
+
+def _quote(text: str) -> str:
+    """Shell quoting that keeps ``$PETSTORE_...`` variables expandable and everything else literal."""
+    if "$" not in text:
+        return shlex.quote(text)
+    out = []
+    for index, char in enumerate(text):
+        if char == "$" and text[index + 1 : index + 2].isupper():
+            out.append("$")  # a key variable placed by the redactor
+        elif char in '"\\`$':
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One piece of evidence that a clause is violated."""
+
+    clause: str
+    expected: str
+    observed: str
+    exchange: Exchange | None = None
+    test: str = ""  # the pytest node id, filled in by the plugin
+    source: str = "targeted"  # targeted | generated
+
+    def summary(self) -> str:
+        """One line: clause id and the broken expectation (JUnit message, terminal, Markdown)."""
+        request = f" ({self.exchange.method} {self.exchange.url})" if self.exchange else ""
+        return f"{self.clause}: expected {self.expected}; observed {self.observed}{request}"
+
+    def fold_key(self) -> tuple[str, str, str]:
+        """Findings with the same clause and expectation and observation are one finding."""
+        return (self.clause, self.expected, self.observed)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["exchange"] = self.exchange.to_dict() if self.exchange else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        exchange = Exchange.from_dict(data["exchange"]) if data.get("exchange") else None
+        return cls(**{**data, "exchange": exchange})
+
+
+@dataclass(frozen=True)
+class Note:
+    """Why a clause stayed undecided: a kind from this module and one line for people."""
+
+    clauses: tuple[str, ...]
+    kind: str
+    reason: str
+    blocked_by: str = ""  # the clause whose failure left a precondition unmet
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "clauses": list(self.clauses)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Note:
+        return cls(**{**data, "clauses": tuple(data["clauses"])})
+
+
+class Violation(AssertionError):
+    """A check failed: the findings say which clause, what was expected and what came back."""
+
+    def __init__(self, *findings: Finding) -> None:
+        self.findings = findings
+        super().__init__("\n".join(f.summary() for f in findings))
+
+
+def violation(clause: str, expected: str, observed: str, exchange: Exchange | None = None) -> Violation:
+    return Violation(Finding(clause, expected, observed, exchange))
+
+
+class Undecided(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A check that cannot decide: reported as a skip, its clauses undecided with the reason."""
+
+    def __init__(self, note: Note) -> None:
+        self.note = note
+        super().__init__(f"undecided ({note.kind}): {note.reason}", allow_module_level=False)
+
+
+def undecided(clauses: str | tuple[str, ...], kind: str, reason: str, blocked_by: str = "") -> Undecided:
+    ids = (clauses,) if isinstance(clauses, str) else tuple(clauses)
+    return Undecided(Note(ids, kind, reason, blocked_by))
+
+
+@dataclass
+class TestRecord:
+    """What one test decided, carried on its pytest report (``to_dict``) from worker to controller."""
+
+    __test__ = False  # not a pytest test class
+
+    nodeid: str
+    clauses: tuple[str, ...]
+    outcome: str = CONFORMS  # conforms | violated | undecided | not_selected | error
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    detail: str = ""  # for an error of the suite itself: its one-line description
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodeid": self.nodeid,
+            "clauses": list(self.clauses),
+            "outcome": self.outcome,
+            "findings": [f.to_dict() for f in self.findings],
+            "notes": [n.to_dict() for n in self.notes],
+            "warnings": list(self.warnings),
+            "detail": self.detail,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TestRecord:
+        return cls(
+            nodeid=data["nodeid"],
+            clauses=tuple(data["clauses"]),
+            outcome=data["outcome"],
+            findings=[Finding.from_dict(f) for f in data["findings"]],
+            notes=[Note.from_dict(n) for n in data["notes"]],
+            warnings=list(data.get("warnings", ())),
+            detail=data.get("detail", ""),
+        )
+
+
+@dataclass
+class ClauseResult:
+    """One row of the conformance matrix."""
+
+    id: str
+    section: str
+    level: str  # MUST | SHOULD
+    quote: str  # the document's (or the RFC's) own sentence
+    outcome: str
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+    needs_complete_view: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["findings"] = [f.to_dict() for f in self.findings]
+        data["notes"] = [n.to_dict() for n in self.notes]
+        return data
+
+
+@dataclass
+class RunResult:
+    """One run: its facts, every clause's outcome, the verdict and, when inconclusive, why."""
+
+    verdict: str
+    reason: str  # one line; for conformant runs, what the verdict rests on
+    facts: dict[str, Any]  # target, base_url, mode, profile, seed, started, finished, duration_s, requests, ...
+    clauses: list[ClauseResult]
+    tests: dict[str, int]  # counts by test outcome
+    warnings: list[str] = field(default_factory=list)
+    records: list[TestRecord] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "exit_code": self.exit_code,
+            **self.facts,
+            "tests": dict(self.tests),
+            "warnings": list(self.warnings),
+            "clauses": [c.to_dict() for c in self.clauses],
+        }
