@@ -1,76 +1,146 @@
-"""Fixtures of the contract suite: animals to list, create and read, on any target.
+"""The suite's own data on the target, and what it learns of the store before it judges it.
 
-The suite never assumes an empty store: it runs against a shared Staging full of other
-data.  It finds what it needs by id and only asserts what holds whatever else is there.
+In a read-write run the suite creates the animals it needs, once per run (also under xdist):
+two of its own per status, created when the store already holds the most it will hold during
+set-up, plus fillers up to 101 animals when the store shows fewer and does not cap its pages.
+Every name carries the run's seed and run id.  Read-only runs judge the store as it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from petstore_contract import expect
-from petstore_contract.client import ContractClient
+from petstore_contract import expect, store
+from petstore_contract.api import Api
+from petstore_contract.record import EMPTY_STORE, PRECONDITION, Mismatch, undecided
+from petstore_contract.run import Run
+from petstore_contract.transport import Answer
 
-STATUSES = expect.STATUSES
-SEED_TARGET = 101  # one more than the maximum page, so that "never more than 100" can be seen
+OWN_PER_STATUS = 2
+INT64_MAX = 2**63 - 1
 
 
-@dataclass(frozen=True)
-class Population:
-    """What the store is known to hold at least."""
+@dataclass
+class Seeded:
+    """What set-up created and learnt: plain data, shared by the run's processes."""
 
-    at_least: int
+    own: list[dict[str, Any]] = field(default_factory=list)  # Pets as the service answered them
+    sent: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> the NewPet sent
+    fillers: int = 0
+    before: list[dict[str, Any]] = field(default_factory=list)  # pets listed before any write
+    probes: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> {status, body} read before writes
+    whole_before: bool = False  # the store was seen whole before any write
+    problem: str = ""  # why set-up could not create what it needed (the blocking clause's words)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def _page(answer: Answer, status: str | None, limit: int | None) -> store.Page | None:
+    try:
+        return store.Page(status, limit, tuple(expect.pet_list(answer)))
+    except Mismatch:
+        return None
+
+
+def _observe(api: Api) -> tuple[list[store.Page | None], bool]:
+    queries = [(status, 100) for status in store.FILTERS]
+    answers = api.map(lambda q: api.get("/pets", params=_params(*q)), queries)
+    pages = [_page(answer, *q) for answer, q in zip(answers, queries, strict=True)]
+    whole = all(pages) and store.whole_store(pages[0], [p for p in pages[1:] if p])  # type: ignore[arg-type]
+    return pages, bool(whole)
+
+
+def _params(status: str | None, limit: int | None) -> dict[str, Any]:
+    return {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
+
+
+def _probe_ids(before: list[dict[str, Any]]) -> list[int]:
+    """Ids nobody has been handed out yet as far as the suite can tell: next ones, small, huge."""
+    ids = [p["id"] for p in before if isinstance(p.get("id"), int)]
+    top = max(ids, default=0)
+    candidates = [top + 1, top + 2, 0, -1, INT64_MAX - 7]
+    return [i for i in dict.fromkeys(candidates) if i not in ids and -(2**63) <= i <= INT64_MAX]
+
+
+def seed(run: Run, api: Api) -> Seeded:
+    seeded = Seeded()
+    pages, seeded.whole_before = _observe(api)
+    seeded.before = [pet for page in pages if page for pet in page.pets]
+    probe_ids = _probe_ids(seeded.before)
+    reads = api.map(lambda pet_id: api.get(f"/pets/{pet_id}"), probe_ids)
+    seeded.probes = {
+        str(pet_id): {"status": answer.status, "body": answer.text, "exchange": answer.exchange.to_dict()}
+        for pet_id, answer in zip(probe_ids, reads, strict=True)
+    }
+    if run.read_only:
+        return seeded
+    first = pages[0]
+    own_count = OWN_PER_STATUS * len(store.STATUSES)
+    fillers = store.fillers_needed(first, own_count) if first and seeded.whole_before else 0
+    bodies = [run.new_pet(f"fill-{n}", store.STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
+    bodies += [run.new_pet(f"own-{n}", store.STATUSES[n % 3], categoryId=100 + n) for n in range(own_count)]
+    created = api.map(lambda body: api.post("/pets", json_body=body), bodies[:fillers])
+    # The suite's own animals come last, when the store holds the most it will during set-up.
+    created += api.map(lambda body: api.post("/pets", json_body=body), bodies[fillers:])
+    for body, answer in zip(bodies, created, strict=True):
+        pet = _created(answer)
+        if pet is None:
+            seeded.problem = f"POST /pets answered {answer.status}: the suite could not create its animals"
+            continue
+        seeded.sent[str(pet["id"])] = body
+        if body["name"].startswith(run.name("own-")):
+            seeded.own.append(pet)
+    seeded.fillers = fillers
+    return seeded
+
+
+def _created(answer: Answer) -> dict[str, Any] | None:
+    if answer.status != 201:
+        return None
+    try:
+        body = expect.parse_json(answer)
+    except Mismatch:
+        return None
+    return body if isinstance(body, dict) and isinstance(body.get("id"), int) else None
 
 
 @pytest.fixture(scope="session")
-def populated(api: ContractClient, read_only: bool) -> Population:
-    """At least 101 animals of every status when writes are allowed; what is there otherwise."""
-    first_page = api.get("/pets", params={"limit": 100})
-    present = len(first_page.json()) if first_page.status == 200 and isinstance(first_page.json(), list) else 0
+def seeded(run: Run, api: Api) -> Seeded:
+    data = run.once("seeded", lambda: seed(run, api).to_dict())
+    return Seeded(**data)
+
+
+@pytest.fixture(scope="session")
+def own_pets(seeded: Seeded) -> list[dict[str, Any]]:
+    """The suite's own animals: a precondition of the identity and list clauses."""
+    return seeded.own
+
+
+def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> list[dict[str, Any]]:
+    if seeded.own:
+        return seeded.own
     if read_only:
-        return Population(present)
-    created = 0
-    for index in range(max(0, SEED_TARGET - present)):
-        body = {"name": f"contract-seed-{index}", "categoryId": index, "status": STATUSES[index % 3]}
-        # Best effort: a server that fails to create is reported by the create tests, on their
-        # clauses; the list tests still run on whatever the store holds.
-        created += api.post("/pets", json_body=body).status == 201
-    return Population(present + created)
+        raise undecided(clauses, EMPTY_STORE, "read-only run: the suite has no animals of its own to judge this by")
+    raise undecided(clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by="create.created")
 
 
 @pytest.fixture(scope="session")
-def create_pet(api: ContractClient) -> Callable[..., dict[str, Any]]:
-    """POST a NewPet and return the created Pet (201 and a Pet body, else the test fails)."""
+def create_pet(run: Run, api: Api) -> Callable[..., tuple[dict[str, Any], Answer]]:
+    """POST a NewPet; a server that will not create it leaves the caller's clauses undecided."""
 
-    def create(**fields: Any) -> dict[str, Any]:
-        body = {"name": "Rex", "categoryId": 1, **fields}
+    def create(clauses: str | tuple[str, ...], **fields: Any) -> tuple[dict[str, Any], Answer]:
+        body = run.new_pet("made", fields.pop("status", "available"), **fields)
         answer = api.post("/pets", json_body=body)
-        expect.status(answer, 201)
-        return expect.pet(answer.json(), "the created animal")
+        pet = _created(answer)
+        if pet is None:
+            raise undecided(
+                clauses, PRECONDITION, f"POST /pets answered {answer.status} to a valid NewPet", blocked_by="create.created"
+            )
+        return pet, answer
 
     return create
-
-
-@pytest.fixture(scope="session")
-def known_pet(api: ContractClient, read_only: bool, create_pet: Callable[..., dict[str, Any]]) -> dict[str, Any]:
-    """An animal to read: one the suite created, or in read-only runs, one that is listed."""
-    if not read_only:
-        return create_pet(name="Biscuit", categoryId=7, status="pending")
-    listed = expect.pet_list(api.get("/pets", params={"limit": 1}))
-    if not listed:
-        pytest.skip("read-only run against an empty store: no animal to read")
-    return listed[0]
-
-
-def unknown_pet_id(api: ContractClient) -> int:
-    """An int64 id that no listed animal has (the store may hold anything)."""
-    listed = api.get("/pets", params={"limit": 100})
-    taken = {p.get("id") for p in listed.json()} if listed.status == 200 and isinstance(listed.json(), list) else set()
-    candidate = 2**63 - 1 - 4242
-    while candidate in taken:
-        candidate -= 1
-    return candidate

@@ -1,80 +1,191 @@
-"""§5 Authentication: a bearer API key on every operation; 401 with an Error and a Bearer challenge."""
+"""§5 Authentication: the valid key in the documented form, and nothing else, opens every operation.
+
+Every operation (GET /store/orders included) is asked with every refused credential form and
+with the request's other parts valid or not (authentication comes first); each answer is judged
+on its own clause (401), on the Bearer challenge (RFC 9110 §11.6.1) and on the Error body (§7).
+The requests of the table go out side by side once; each test judges its row.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from petstore_contract import expect
-from petstore_contract.client import ContractClient
+from petstore_contract.api import UNSET, Api
+from petstore_contract.expect import Judge
+from petstore_contract.record import Mismatch
+from petstore_contract.run import Run
+from petstore_contract.transport import Answer
 
-# (method, path, json body) of every operation; the body is a valid NewPet.
-OPERATIONS = {
-    "listPets": ("GET", "/pets", None),
-    "createPet": ("POST", "/pets", {"name": "AuthProbe", "categoryId": 1}),
-    "getPet": ("GET", "/pets/1", None),
-    "listOrders": ("GET", "/store/orders", None),
-}
-# Credentials §5.2-5.3 say to refuse: (clause, Authorization header or None, query parameters).
+from .conftest import Seeded
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    method: str
+    path: str
+    body: Any = UNSET  # a valid NewPet for createPet (its name made unique per request)
+
+
+OPERATIONS = (
+    Operation("listPets", "GET", "/pets"),
+    Operation("createPet", "POST", "/pets", {"categoryId": 1, "status": "available"}),
+    Operation("getPet", "GET", "/pets/{own}"),
+    Operation("listOrders", "GET", "/store/orders"),
+)
+
+
+@dataclass(frozen=True)
+class Credential:
+    """A way of presenting (or not) the key: Authorization value, other headers, query parameters."""
+
+    clause: str
+    authorization: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    query: tuple[tuple[str, str], ...] = ()
+
+
+# Credentials §5.2-§5.3 say to refuse. {key} is the valid key; near misses are made from it.
 REFUSED = {
-    "missing": ("auth.missing", None, {}),
-    "wrong-key": ("auth.invalid", "Bearer not-the-key-0123456789", {}),
-    "empty-token": ("auth.invalid", "Bearer ", {}),
-    "basic-scheme": ("auth.invalid", "Basic {key_b64}", {}),
-    "no-scheme": ("auth.invalid", "{key}", {}),
-    "key-in-query": ("auth.invalid", None, {"access_token": "{key}", "api_key": "{key}"}),
+    "missing": Credential("auth.missing"),
+    "empty-token": Credential("auth.invalid", "Bearer "),
+    "scheme-only": Credential("auth.invalid", "Bearer"),
+    "wrong-key": Credential("auth.invalid", "Bearer not-the-key-0123456789"),
+    "key-plus-char": Credential("auth.invalid", "Bearer {key}x"),
+    "key-minus-char": Credential("auth.invalid", "Bearer {key_prefix}"),
+    "key-prefix-half": Credential("auth.invalid", "Bearer {key_half}"),
+    "key-case-changed": Credential("auth.invalid", "Bearer {key_swapcase}"),
+    "key-twice": Credential("auth.invalid", "Bearer {key}{key}"),
+    "basic-scheme": Credential("auth.invalid", "Basic {key_b64}"),
+    "token-scheme": Credential("auth.invalid", "Token {key}"),
+    "no-scheme": Credential("auth.invalid", "{key}"),
+    "x-api-key-header": Credential("auth.missing", None, (("X-API-Key", "{key}"),)),
+    "api-key-header": Credential("auth.missing", None, (("Api-Key", "{key}"),)),
+    "key-in-query": Credential("auth.missing", None, (), (("access_token", "{key}"), ("api_key", "{key}"))),
+    "wrong-key-and-key-in-query": Credential("auth.invalid", "Bearer wrong", (), (("api_key", "{key}"),)),
 }
+# Whatever else a request carries, authentication comes first: (operation, request parts).
+CARRYING = {
+    "list-bad-params": ("listPets", {"params": {"limit": "0", "status": "bogus"}}),
+    "create-invalid-body": ("createPet", {"json_body": {"name": 5}}),
+    "create-no-body": ("createPet", {"data": b""}),
+    "read-unknown-id": ("getPet", {"path": "/pets/9223372036854775000"}),
+    "read-malformed-id": ("getPet", {"path": "/pets/abc"}),
+    "orders-params": ("listOrders", {"params": {"customerId": "1", "limit": "5"}}),
+}
+CARRIED_CREDENTIALS = ("missing", "wrong-key", "key-minus-char")
+SCHEMES = ("bearer", "BEARER", "Bearer", "bEaReR")
+
+
+def _near_misses(key: str) -> dict[str, str]:
+    swapped = key.swapcase()
+    return {
+        "{key_prefix}": key[:-1],
+        "{key_half}": key[: max(1, len(key) // 2)],
+        "{key_swapcase}": swapped if swapped != key else key + "Z",
+    }
+
+
+def _fill(api: Api, text: str) -> str:
+    for marker, value in _near_misses(api.api_key).items():
+        text = text.replace(marker, value)
+    return text
+
+
+def _send(api: Api, run: Run, op: Operation, own_id: int, credential: Credential, extra: dict[str, Any]) -> Answer:
+    path = extra.get("path", op.path).replace("{own}", str(own_id))
+    kwargs: dict[str, Any] = {
+        "authorization": None if credential.authorization is None else _fill(api, credential.authorization),
+        "headers": {name: _fill(api, value) for name, value in credential.headers},
+        "params": {**{n: _fill(api, v) for n, v in credential.query}, **extra.get("params", {})},
+    }
+    if "json_body" in extra:
+        kwargs["json_body"] = extra["json_body"]
+    elif "data" in extra:
+        kwargs["data"] = extra["data"]
+    elif op.body is not UNSET:
+        kwargs["json_body"] = {**op.body, "name": run.name("auth-probe")}
+    return api.request(op.method, path, **kwargs)
+
+
+def _own_id(seeded: Seeded) -> int:
+    pets = seeded.own or seeded.before
+    return int(pets[0]["id"]) if pets else 1
+
+
+def _rows(read_only: bool) -> list[tuple[str, Operation, Credential, dict[str, Any]]]:
+    rows = [(f"{op.name}-{name}", op, cred, {}) for op in OPERATIONS for name, cred in REFUSED.items()]
+    ops = {op.name: op for op in OPERATIONS}
+    rows += [
+        (f"{case}-{cred}", ops[op], REFUSED[cred], extra)
+        for case, (op, extra) in CARRYING.items()
+        for cred in CARRIED_CREDENTIALS
+    ]
+    return [row for row in rows if not (read_only and row[1].method == "POST")]
+
+
+@pytest.fixture(scope="module")
+def refused(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, Answer]:
+    rows = _rows(read_only)
+    own = _own_id(seeded)
+    answers = api.map(lambda row: _send(api, run, row[1], own, row[2], row[3]), rows)
+    return {row[0]: answer for row, answer in zip(rows, answers, strict=True)}
 
 
 def _cases() -> list[Any]:
     return [
-        pytest.param(
-            op,
-            header,
-            query,
-            id=f"{op_name}-{name}",
-            marks=[pytest.mark.clause(clause), *([pytest.mark.writes] if op[0] == "POST" else [])],
-        )
-        for op_name, op in OPERATIONS.items()
-        for name, (clause, header, query) in REFUSED.items()
+        pytest.param(row_id, cred.clause, id=row_id, marks=[pytest.mark.clause(cred.clause)] + [pytest.mark.writes] * (op.method == "POST"))
+        for row_id, op, cred, _ in _rows(read_only=False)
     ]
 
 
-def _send(api: ContractClient, op: tuple[str, str, Any], authorization: str | None, query: dict[str, str]) -> Any:
-    method, path, body = op
-    kwargs: dict[str, Any] = {"authorization": authorization, "params": query}
-    if body is not None:
-        kwargs["json_body"] = body
-    return api.request(method, path, **kwargs)
+@pytest.mark.parametrize(("row_id", "clause"), _cases())
+def test_refused_credential_gets_401(refused: dict[str, Answer], judge: Judge, row_id: str, clause: str) -> None:
+    answer = refused[row_id]
+    with judge(clause):
+        expect.status(answer, 401)
+    if answer.status != 401:
+        return
+    with judge("auth.challenge"):
+        challenge = expect.bearer_challenge(answer)
+    with judge("errors.body"):
+        expect.error_body(answer)
+    with judge("json.content-type"):
+        expect.json_media_type(answer)
+    if clause == "auth.missing" and "error=" in (challenge if answer.headers.get("www-authenticate") else ""):
+        judge.warnings.append("a 401 to a request without credentials names an error code (RFC 6750 §3.1 SHOULD NOT)")
+        with judge("auth.challenge.quiet"):
+            raise Mismatch("no error= parameter without credentials", f"WWW-Authenticate: {challenge}", answer.exchange)
+    elif clause == "auth.missing":
+        judge.outcomes.setdefault("auth.challenge.quiet", "conforms")
 
 
-@pytest.mark.parametrize(("op", "authorization", "query"), _cases())
-def test_refused_credential_gets_401_error(
-    api: ContractClient, op: tuple[str, str, Any], authorization: str | None, query: dict[str, str]
-) -> None:
-    expect.error_body(_send(api, op, authorization, query), 401)
+@pytest.fixture(scope="module")
+def accepted(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, Answer]:
+    ops = [op for op in OPERATIONS if not (read_only and op.method == "POST")]
+    own = _own_id(seeded)
+    answers = api.map(lambda op: _send(api, run, op, own, Credential("", "Bearer {key}"), {}), ops)
+    return {op.name: answer for op, answer in zip(ops, answers, strict=True)}
 
 
-@pytest.mark.clause("auth.challenge")
+@pytest.mark.clause("auth.accepted")
 @pytest.mark.parametrize(
-    "op",
-    [
-        pytest.param(op, id=name, marks=[pytest.mark.writes] if op[0] == "POST" else [])
-        for name, op in OPERATIONS.items()
-    ],
+    "operation", [pytest.param(op.name, id=op.name, marks=[pytest.mark.writes] * (op.method == "POST")) for op in OPERATIONS]
 )
-@pytest.mark.parametrize("authorization", [None, "Bearer wrong-key"], ids=["missing", "wrong-key"])
-def test_401_carries_bearer_challenge(api: ContractClient, op: tuple[str, str, Any], authorization: str | None) -> None:
-    answer = _send(api, op, authorization, {})
-    expect.status(answer, 401)
-    challenges = answer.headers.get("www-authenticate")
-    assert challenges, "401 without a WWW-Authenticate header (RFC 9110 §11.6.1)"
-    schemes = [part.strip().split(None, 1)[0].lower() for part in challenges.split(",") if part.strip()]
-    assert "bearer" in schemes, f"WWW-Authenticate offers no Bearer challenge: {challenges!r} (RFC 6750 §3)"
+def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operation: str) -> None:
+    answer = accepted[operation]
+    with judge("auth.accepted"):
+        if answer.status in (401, 403):
+            raise Mismatch("the valid key accepted (§5.1)", f"HTTP {answer.status}", answer.exchange)
 
 
 @pytest.mark.clause("auth.scheme-case")
-@pytest.mark.parametrize("scheme", ["bearer", "BEARER", "Bearer"])
-def test_scheme_name_is_case_insensitive(api: ContractClient, scheme: str) -> None:
-    expect.status(api.get("/pets", params={"limit": 1}, authorization=f"{scheme} {{key}}"), 200)
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_scheme_name_is_case_insensitive(api: Api, judge: Judge, seeded: Seeded, scheme: str) -> None:
+    answer = api.get("/pets", params={"limit": 1}, authorization=f"{scheme} {{key}}")
+    with judge("auth.scheme-case"):
+        expect.status(answer, 200)

@@ -10,9 +10,12 @@ from typing import Any
 import pytest
 
 from petstore_contract import expect
-from petstore_contract.client import ContractClient
+from petstore_contract.api import Api
+from petstore_contract.expect import Judge
+from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, Exchange, Mismatch, undecided
+from petstore_contract.transport import Answer
 
-from .conftest import unknown_pet_id
+from .conftest import Seeded, need_own
 
 SUNSET_DAY = date(2030, 12, 5)  # §4.3, §9.3
 SF_DATE = re.compile(r"@(-?[0-9]{1,15})")  # RFC 9651 §3.3.7, as RFC 9745 §2.1 requires
@@ -22,56 +25,124 @@ IMF_FIXDATE = re.compile(
 MALFORMED_IDS = ["abc", "1.5", "9223372036854775808", "-9223372036854775809", "%20", "1e3", "0x1F", "null"]
 
 
+@pytest.fixture(scope="module")
+def reads(api: Api, seeded: Seeded, read_only: bool) -> list[tuple[dict[str, Any], Answer]]:
+    """Each of the suite's own animals read back, side by side (or, read-only, a few listed ones)."""
+    pets = seeded.own if seeded.own else ([] if not read_only else seeded.before[:6])
+    return list(zip(pets, api.map(lambda pet: api.get(f"/pets/{pet['id']}"), pets), strict=True))
+
+
+def _one_read(reads: list[tuple[dict[str, Any], Answer]], seeded: Seeded, clause: str, read_only: bool) -> Answer:
+    if not reads:
+        need_own(seeded, clause, read_only)
+        raise undecided(clause, "empty_store", "no animal to read")
+    return reads[-1][1]
+
+
 @pytest.mark.clause("read.found")
-def test_created_pet_reads_back_exactly(api: ContractClient, known_pet: dict[str, Any]) -> None:
-    answer = api.get(f"/pets/{known_pet['id']}")
-    expect.status(answer, 200)
-    expect.json_media_type(answer)
-    pet = expect.pet(answer.json(), "the animal read back")
-    expected = {k: known_pet[k] for k in ("id", "name", "categoryId", "status") if k in known_pet}
-    expect.same_fields(expected, pet, f"GET /pets/{known_pet['id']}")
+def test_each_animal_reads_back_exactly(
+    reads: list[tuple[dict[str, Any], Answer]], judge: Judge, seeded: Seeded, read_only: bool
+) -> None:
+    _one_read(reads, seeded, "read.found", read_only)
+    for pet, answer in reads:
+        with judge("read.found"):
+            expect.status(answer, 200)
+            got = expect.pet(expect.parse_json(answer), "the animal read back", answer.exchange)
+            expected = {k: pet[k] for k in ("id", "name", "categoryId", "status") if k in pet}
+            expect.same_fields(expected, got, f"GET /pets/{pet['id']}", answer.exchange)
+        with judge("json.content-type"):
+            expect.json_media_type(answer)
 
 
 @pytest.mark.clause("read.not-found")
-def test_unknown_id_is_404_with_error(api: ContractClient) -> None:
-    expect.error_body(api.get(f"/pets/{unknown_pet_id(api)}"), 404)
+def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
+    """Ids read before any write: next ones, small and huge.  A 200 is a fault when the id was
+    handed out later to the suite's own animal, or when the store was seen whole."""
+    handed_out_later = set(seeded.sent)
+    decided = False
+    for pet_id, probe in seeded.probes.items():
+        with judge("read.not-found"):
+            if probe["status"] == 404:
+                decided = True
+                continue
+            exchange = Exchange.from_dict(probe["exchange"])
+            if probe["status"] == 200 and (pet_id in handed_out_later or seeded.whole_before):
+                why = "handed out later to an animal the suite created" if pet_id in handed_out_later else "not in the store"
+                raise Mismatch(f"404 for id {pet_id} ({why})", f"HTTP 200 with {expect.short(probe['body'])}", exchange)
+            if probe["status"] != 200:
+                raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange)
+    if not decided and not judge.findings:
+        raise undecided(
+            "read.not-found", STORE_TOO_LARGE, "every probed id answered 200 and the store is too large to prove it unknown"
+        )
+
+
+@pytest.mark.clause("read.not-found")
+def test_unknown_id_error_body(api: Api, judge: Judge, seeded: Seeded) -> None:
+    for pet_id, probe in seeded.probes.items():
+        if probe["status"] == 404:
+            answer = api.get(f"/pets/{pet_id}")
+            if answer.status == 404:
+                with judge("errors.body"):
+                    expect.error_body(answer)
+                with judge("json.content-type"):
+                    expect.json_media_type(answer)
+                return
+    raise undecided("errors.body", STORE_TOO_LARGE, "no probed id answered 404")
 
 
 @pytest.mark.clause("responses.documented")
 @pytest.mark.parametrize("pet_id", MALFORMED_IDS)
-def test_malformed_id_is_never_a_server_error(api: ContractClient, pet_id: str) -> None:
+def test_malformed_id_is_never_a_server_error(api: Api, judge: Judge, pet_id: str) -> None:
     answer = api.get(f"/pets/{pet_id}")
-    expect.no_server_error(answer)
-    if answer.status in (400, 404):
-        expect.error_body(answer, answer.status)
+    with judge("responses.documented"):
+        expect.no_server_error(answer)
+    if answer.status in (400, 404, 422):
+        with judge("errors.body"):
+            expect.error_body(answer)
 
 
-def _deprecation_seconds(answer: Any) -> int:
+def _deprecation_seconds(answer: Answer) -> int:
     value = answer.headers.get("deprecation")
-    assert value is not None, f"no Deprecation header on the deprecated operation's {answer.status} answer"
+    if value is None:
+        raise Mismatch("a Deprecation header on the 200 answer", "no Deprecation header", answer.exchange)
     match = SF_DATE.fullmatch(value.strip())
-    assert match, f"Deprecation must be an sf-date '@<unix seconds>' (RFC 9745 §2.1), got {value!r}"
+    if not match:
+        raise Mismatch("Deprecation: @<unix seconds> (RFC 9745 §2.1)", f"Deprecation: {value}", answer.exchange)
     return int(match.group(1))
 
 
 @pytest.mark.clause("read.deprecation")
-def test_deprecation_header_is_an_sf_date(api: ContractClient, known_pet: dict[str, Any]) -> None:
-    answer = api.get(f"/pets/{known_pet['id']}")
-    expect.status(answer, 200)
-    _deprecation_seconds(answer)
+def test_deprecation_header_is_an_sf_date(
+    reads: list[tuple[dict[str, Any], Answer]], judge: Judge, seeded: Seeded, read_only: bool
+) -> None:
+    _one_read(reads, seeded, "read.deprecation", read_only)
+    for _, answer in reads:
+        if answer.status == 200:
+            with judge("read.deprecation"):
+                _deprecation_seconds(answer)
 
 
 @pytest.mark.clause("read.sunset")
-def test_sunset_names_5_december_2030_after_deprecation(api: ContractClient, known_pet: dict[str, Any]) -> None:
-    answer = api.get(f"/pets/{known_pet['id']}")
-    expect.status(answer, 200)
+def test_sunset_names_5_december_2030_after_deprecation(
+    reads: list[tuple[dict[str, Any], Answer]], judge: Judge, seeded: Seeded, read_only: bool
+) -> None:
+    answer = _one_read(reads, seeded, "read.sunset", read_only)
     sunset = answer.headers.get("sunset")
     if sunset is None:
-        return  # optional (RFC 8594); §9.3's date is then not announced in a header
-    assert IMF_FIXDATE.fullmatch(sunset.strip()), f"Sunset must be an IMF-fixdate HTTP-date, got {sunset!r}"
-    when = email.utils.parsedate_to_datetime(sunset).astimezone(UTC)
-    assert when.date() == SUNSET_DAY, f"Sunset names {when.date()}, the document says {SUNSET_DAY}"
-    deprecated = _deprecation_seconds(answer)
-    assert when >= datetime.fromtimestamp(deprecated, UTC), (
-        f"Sunset {sunset} is earlier than the Deprecation date @{deprecated} (RFC 9745 §4)"
-    )
+        judge.warnings.append("GET /pets/{petId} sends no Sunset header (RFC 8594 §3; §9.3 names 5 December 2030)")
+        raise undecided("read.sunset", NOT_SENT, "no Sunset header was sent (optional, RFC 8594)")
+    with judge("read.sunset"):
+        if not IMF_FIXDATE.fullmatch(sunset.strip()):
+            raise Mismatch("Sunset as an IMF-fixdate HTTP-date", f"Sunset: {sunset}", answer.exchange)
+        when = email.utils.parsedate_to_datetime(sunset).astimezone(UTC)
+        if when.date() != SUNSET_DAY:
+            raise Mismatch("Sunset on 5 December 2030 (§4.3, §9.3)", f"Sunset: {sunset}", answer.exchange)
+        deprecated = answer.headers.get("deprecation", "")
+        match = SF_DATE.fullmatch(deprecated.strip())
+        if match and when < datetime.fromtimestamp(int(match.group(1)), UTC):
+            raise Mismatch(
+                "a Sunset not earlier than the Deprecation date (RFC 9745 §4)",
+                f"Sunset: {sunset}, Deprecation: {deprecated}",
+                answer.exchange,
+            )

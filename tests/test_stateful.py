@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis import GenerationMode
 
-from petstore_contract import profiles
-from petstore_contract.generated import CUSTOM_CHECKS, call_kwargs, load_schema
+from petstore_contract.record import Finding, Violation
+from petstore_contract.run import current_run
 
 FIELDS = ("name", "categoryId", "status")
+CLAUSE = "stateful.round-trip"
 
 
 def _body(response: Any) -> Any:
@@ -27,21 +28,23 @@ def _body(response: Any) -> Any:
 class RoundTrip:
     """What the sequences have created, to hold later answers against."""
 
-    def __init__(self) -> None:
+    def __init__(self, exchange_of: Any) -> None:
         self.pets: dict[int, dict[str, Any]] = {}
+        self.exchange_of = exchange_of
+
+    def fail(self, response: Any, expected: str, observed: str) -> Violation:
+        return Violation(Finding(CLAUSE, expected, observed, self.exchange_of(response), source="generated"))
 
     def created(self, case: Any, response: Any) -> None:
         pet = _body(response)
         if response.status_code != 201 or not isinstance(pet, dict) or not isinstance(case.body, dict):
             return
         for field in FIELDS:
-            if field in case.body:
-                assert pet.get(field) == case.body[field], (
-                    f"POST /pets sent {field}={case.body[field]!r}, the created Pet says {pet.get(field)!r} "
-                    "[stateful.round-trip]"
-                )
+            if field in case.body and pet.get(field) != case.body[field]:
+                raise self.fail(response, f"the created Pet with {field}={case.body[field]!r}", f"{pet.get(field)!r}")
         pet_id = pet.get("id")
-        assert pet_id not in self.pets, f"id {pet_id!r} was handed out twice [stateful.round-trip]"
+        if pet_id in self.pets:
+            raise self.fail(response, "a new id", f"id {pet_id!r} handed out twice")
         self.pets[pet_id] = {f: pet[f] for f in ("id", *FIELDS) if f in pet}
 
     def read(self, case: Any, response: Any) -> None:
@@ -50,10 +53,8 @@ class RoundTrip:
         if response.status_code != 200 or pet_id not in self.pets or not isinstance(pet, dict):
             return
         for field, value in self.pets[pet_id].items():
-            assert pet.get(field) == value, (
-                f"GET /pets/{pet_id} says {field}={pet.get(field)!r}, it was created with {value!r} "
-                "[stateful.round-trip]"
-            )
+            if pet.get(field) != value:
+                raise self.fail(response, f"GET /pets/{pet_id} with {field}={value!r}", f"{pet.get(field)!r}")
 
     def listed(self, case: Any, response: Any) -> None:
         items = _body(response)
@@ -62,20 +63,19 @@ class RoundTrip:
         for item in items:
             known = self.pets.get(item.get("id")) if isinstance(item, dict) else None
             for field, value in (known or {}).items():
-                assert item.get(field) == value, (
-                    f"GET /pets lists id {item['id']} with {field}={item.get(field)!r}, created with {value!r} "
-                    "[stateful.round-trip]"
-                )
+                if item.get(field) != value:
+                    raise self.fail(response, f"id {item['id']} listed with {field}={value!r}", f"{item.get(field)!r}")
 
 
 @pytest.mark.generated
 @pytest.mark.writes
-@pytest.mark.clause("stateful.round-trip", "create.id", "read.found")
-def test_create_read_list_sequences(base_url: str, api_headers: dict[str, str], request_timeout: float) -> None:
-    schema = load_schema(GenerationMode.POSITIVE)
-    kwargs = call_kwargs(base_url, api_headers, request_timeout)
-    seen = RoundTrip()
+@pytest.mark.clause(CLAUSE)
+def test_create_read_list_sequences() -> None:
+    run = current_run()
+    schema = run.schema(GenerationMode.POSITIVE)
+    seen = RoundTrip(run.exchange_of)
     hooks = {"POST /pets": seen.created, "GET /pets/{petId}": seen.read, "GET /pets": seen.listed}
+    kwargs = run.call_kwargs()
 
     class Sequences(schema.as_state_machine()):  # type: ignore[misc]
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
@@ -88,9 +88,9 @@ def test_create_read_list_sequences(base_url: str, api_headers: dict[str, str], 
                 hook(case, response)
 
         def validate_response(self, response: Any, case: Any, **call: Any) -> None:
-            super().validate_response(response, case, additional_checks=CUSTOM_CHECKS, **call)
+            run.judge_response(case, response)
 
-    profile = profiles.current().profile
+    profile = run.profile
     Sequences.run(
         settings=settings(
             max_examples=profile.stateful_examples,

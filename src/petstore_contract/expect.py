@@ -1,81 +1,174 @@
-"""Assertions the targeted tests share; each failure message says what was expected and what came back."""
+"""Judgements shared by the targeted tests: each says what it expected and what came back.
+
+A helper raises ``Mismatch`` (expected, observed, the exchange); the ``judge`` block around it
+names the clause, so one exchange can be judged on several clauses, each on its own::
+
+    with judge("auth.invalid"):
+        expect.status(answer, 401)
+    with judge("auth.challenge"):
+        expect.bearer_challenge(answer)
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from petstore_contract.client import Exchange
+from petstore_contract.record import (
+    CONFORMS,
+    UNDECIDED,
+    VIOLATED,
+    Exchange,
+    Finding,
+    Mismatch,
+    Note,
+    Undecided,
+    Violation,
+)
 from petstore_contract.spec import schema_errors
 
 STATUSES = ("available", "pending", "sold")
+SHOWN = 200  # characters of a value quoted in an observation
 
 
-def status(exchange: Exchange, *expected: int) -> None:
-    if exchange.status not in expected:
+class Answer(Protocol):
+    status: int
+    body: bytes
+    exchange: Exchange
+
+    @property
+    def headers(self) -> Any: ...
+
+
+def short(value: Any, limit: int = SHOWN) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def body_of(answer: Answer) -> str:
+    return short(answer.body.decode("utf-8", errors="replace")) or "an empty body"
+
+
+def parse_json(answer: Answer) -> Any:
+    try:
+        return json.loads(answer.body)
+    except ValueError:
+        raise Mismatch("a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange) from None
+
+
+def status(answer: Answer, *expected: int) -> None:
+    if answer.status not in expected:
         want = " or ".join(map(str, expected))
-        raise AssertionError(f"expected HTTP {want}, got {exchange.status}: {exchange.preview()}")
+        raise Mismatch(f"HTTP {want}", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange)
 
 
-def no_server_error(exchange: Exchange) -> None:
-    if exchange.status >= 500:
-        raise AssertionError(f"expected no 5xx, got {exchange.status}: {exchange.preview()}")
+def no_server_error(answer: Answer) -> None:
+    if answer.status >= 500:
+        raise Mismatch("no 5xx answer", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange)
 
 
-def json_media_type(exchange: Exchange) -> None:
-    content_type = exchange.headers.get("content-type", "")
+def json_media_type(answer: Answer) -> None:
+    content_type = answer.headers.get("content-type", "")
     media = content_type.split(";", 1)[0].strip().lower()
     if media != "application/json":
-        raise AssertionError(f"expected Content-Type application/json, got {content_type or 'none'!r}")
+        raise Mismatch("Content-Type: application/json", f"Content-Type: {content_type or '(none)'}", answer.exchange)
 
 
-def error_body(exchange: Exchange, http_status: int | None = None) -> dict[str, Any]:
-    """An Error: JSON object with string code, string message, integer status = HTTP status."""
-    if http_status is not None:
-        status(exchange, http_status)
-    json_media_type(exchange)
-    body = exchange.json()
+def error_body(answer: Answer) -> dict[str, Any]:
+    """An Error: a JSON object with string code, string message, integer status = the HTTP status."""
+    body = parse_json(answer)
     problems = schema_errors("Error", body)
     if problems:
-        raise AssertionError(f"expected an Error body, got {exchange.preview()} ({'; '.join(problems)})")
-    if body["status"] != exchange.status:
-        raise AssertionError(f"Error body says status {body['status']!r}, the HTTP status is {exchange.status}")
+        raise Mismatch(
+            "an Error body {code: string, message: string, status: integer}",
+            f"{body_of(answer)} ({'; '.join(problems)})",
+            answer.exchange,
+        )
+    if body["status"] != answer.status:
+        raise Mismatch(
+            f"Error status {answer.status} (the HTTP status)", f"Error status {body['status']!r}", answer.exchange
+        )
     return body
 
 
-def pet(instance: Any, where: str = "Pet") -> dict[str, Any]:
+def pet(instance: Any, where: str, exchange: Exchange | None = None) -> dict[str, Any]:
     problems = schema_errors("Pet", instance)
     if problems:
-        raise AssertionError(f"expected {where} to be a Pet, got {instance!r:.300} ({'; '.join(problems)})")
+        raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange)
     return instance
 
 
-def pet_list(exchange: Exchange) -> list[dict[str, Any]]:
+def pet_list(answer: Answer) -> list[dict[str, Any]]:
     """A 200 whose body is a JSON array of Pet."""
-    status(exchange, 200)
-    json_media_type(exchange)
-    body = exchange.json()
+    status(answer, 200)
+    body = parse_json(answer)
     if not isinstance(body, list):
-        raise AssertionError(f"expected a JSON array of Pet, got {type(body).__name__}: {exchange.preview()}")
+        raise Mismatch("a JSON array of Pet", f"a JSON {type(body).__name__}: {body_of(answer)}", answer.exchange)
     for index, item in enumerate(body):
-        pet(item, f"item {index}")
+        pet(item, f"item {index} of the list", answer.exchange)
     return body
 
 
-def rejected_or_listed(exchange: Exchange, at_most: int = 100) -> list[dict[str, Any]] | None:
-    """Where the document leaves handling open: a 400 Error, or a 200 list that keeps the bounds."""
-    no_server_error(exchange)
-    if exchange.status == 400:
-        error_body(exchange, 400)
-        return None
-    items = pet_list(exchange)
-    if len(items) > at_most:
-        raise AssertionError(f"expected at most {at_most} animals, got {len(items)}")
-    return items
-
-
-def same_fields(sent: dict[str, Any], answer: dict[str, Any], where: str) -> None:
+def same_fields(sent: dict[str, Any], answer: dict[str, Any], where: str, exchange: Exchange | None = None) -> None:
     """Each field sent comes back exactly (type and value: 1 is not 1.0 nor "1")."""
     for name, value in sent.items():
         got = answer.get(name, "<absent>")
         if got != value or type(got) is not type(value):
-            raise AssertionError(f"{where}: expected {name}={value!r}, got {got!r:.200}")
+            raise Mismatch(f"{where} with {name}={short(value)}", f"{name}={short(got)}", exchange)
+
+
+def bearer_challenge(answer: Answer) -> str:
+    """RFC 9110 §11.6.1 and RFC 6750 §3: a 401 carries a WWW-Authenticate header with a Bearer challenge."""
+    challenge = answer.headers.get("www-authenticate")
+    if not challenge:
+        raise Mismatch("a WWW-Authenticate header on the 401", "no WWW-Authenticate header", answer.exchange)
+    schemes = [part.strip().split(None, 1)[0].lower() for part in challenge.split(",") if part.strip()]
+    if "bearer" not in schemes:
+        raise Mismatch("a Bearer challenge", f"WWW-Authenticate: {short(challenge)}", answer.exchange)
+    return challenge
+
+
+# -- the judge: one outcome per clause of a test ----------------------------------------------------
+
+
+@dataclass
+class Judge:
+    """What a test decided, clause by clause; the plugin reads it after the test."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def __call__(self, clause: str) -> Iterator[None]:
+        """Judge one clause: a Mismatch inside violates it, Undecided leaves it undecided, else it conforms."""
+        try:
+            yield
+        except Mismatch as exc:
+            self.violated(exc.finding(clause))
+        except Violation as exc:
+            for finding in exc.findings:
+                self.violated(finding)
+        except Undecided as exc:
+            self.undecided(exc.note)
+        else:
+            self.outcomes.setdefault(clause, CONFORMS)
+
+    def violated(self, finding: Finding) -> None:
+        self.findings.append(finding)
+        self.outcomes[finding.clause] = VIOLATED
+
+    def undecided(self, note: Note) -> None:
+        self.notes.append(note)
+        for clause in note.clauses:
+            if self.outcomes.get(clause) != VIOLATED:
+                self.outcomes[clause] = UNDECIDED
+
+    def finish(self) -> None:
+        """Raise the test's violations (all of them, each on its clause) once every clause was judged."""
+        if self.findings:
+            raise Violation(*self.findings)

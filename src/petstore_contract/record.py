@@ -146,6 +146,17 @@ class Note:
         return cls(**{**data, "clauses": tuple(data["clauses"])})
 
 
+class Mismatch(AssertionError):
+    """What a check saw against what it expected; the ``judge`` block around it names the clause."""
+
+    def __init__(self, expected: str, observed: str, exchange: Exchange | None = None) -> None:
+        self.expected, self.observed, self.exchange = expected, observed, exchange
+        super().__init__(f"expected {expected}; observed {observed}")
+
+    def finding(self, clause: str) -> Finding:
+        return Finding(clause, self.expected, self.observed, self.exchange)
+
+
 class Violation(AssertionError):
     """A check failed: the findings say which clause, what was expected and what came back."""
 
@@ -180,6 +191,7 @@ class TestRecord:
     nodeid: str
     clauses: tuple[str, ...]
     outcome: str = CONFORMS  # conforms | violated | undecided | not_selected | error
+    judged: dict[str, str] = field(default_factory=dict)  # clause -> its outcome in this test
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -190,6 +202,7 @@ class TestRecord:
             "nodeid": self.nodeid,
             "clauses": list(self.clauses),
             "outcome": self.outcome,
+            "judged": dict(self.judged),
             "findings": [f.to_dict() for f in self.findings],
             "notes": [n.to_dict() for n in self.notes],
             "warnings": list(self.warnings),
@@ -202,6 +215,7 @@ class TestRecord:
             nodeid=data["nodeid"],
             clauses=tuple(data["clauses"]),
             outcome=data["outcome"],
+            judged=dict(data.get("judged", {})),
             findings=[Finding.from_dict(f) for f in data["findings"]],
             notes=[Note.from_dict(n) for n in data["notes"]],
             warnings=list(data.get("warnings", ())),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,33 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
+def data_file(name: str) -> Path:
+    """A file of spec/: shipped in the wheel as package data, read from the checkout otherwise.
+
+    An editable install does not apply the wheel's force-include, so the checkout is the fallback.
+    """
+    shipped = files("petstore_contract") / "data" / name
+    if shipped.is_file():
+        return Path(str(shipped))
+    return Path(__file__).resolve().parents[2] / "spec" / name
+
+
 def spec_path() -> Path:
-    """spec/openapi.yaml of the checkout (PETSTORE_SPEC may point elsewhere)."""
+    """The OpenAPI document (PETSTORE_SPEC may point elsewhere)."""
     override = os.environ.get("PETSTORE_SPEC")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "spec" / "openapi.yaml"
+    return Path(override) if override else data_file("openapi.yaml")
+
+
+def schemathesis_config_path() -> Path:
+    return data_file("schemathesis.toml")
+
+
+def suite_dir() -> Path:
+    """The contract tests: the package's ``suite`` when installed from a wheel, else tests/ of the checkout."""
+    shipped = files("petstore_contract") / "suite"
+    if shipped.is_dir():
+        return Path(str(shipped))
+    return Path(__file__).resolve().parents[2] / "tests"
 
 
 @cache

@@ -1,0 +1,64 @@
+"""The targeted tests' vocabulary over the run's transport: credentials as templates, JSON bodies.
+
+``authorization`` and parameter values may hold ``{key}`` (the API key) or ``{key_b64}`` (its
+base64 form); the transport records every exchange with the key replaced by its variable.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from petstore_contract.transport import Answer, Transport
+
+UNSET: Any = object()
+VALID = "Bearer {key}"
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Api:
+    def __init__(self, transport: Transport, api_key: str) -> None:
+        self.transport = transport
+        self.api_key = api_key
+
+    def fill(self, template: str) -> str:
+        key_b64 = base64.b64encode(self.api_key.encode()).decode()
+        return template.replace("{key_b64}", key_b64).replace("{key}", self.api_key)
+
+    def get(self, path: str, **kwargs: Any) -> Answer:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> Answer:
+        return self.request("POST", path, **kwargs)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json_body: Any = UNSET,
+        data: bytes | str | None = None,
+        authorization: str | None = VALID,
+        headers: dict[str, str] | None = None,
+    ) -> Answer:
+        all_headers = {"Accept": "application/json"}
+        all_headers.update({name: self.fill(value) for name, value in (headers or {}).items()})
+        if authorization is not None:
+            all_headers["Authorization"] = self.fill(authorization)
+        body: bytes | None = None
+        if json_body is not UNSET:
+            body = json.dumps(json_body, ensure_ascii=False).encode()
+        elif data is not None:
+            body = data.encode() if isinstance(data, str) else data
+        if body is not None:
+            all_headers.setdefault("Content-Type", "application/json")
+        query = {name: self.fill(str(value)) for name, value in (params or {}).items()}
+        return self.transport.request(method, path, params=query or None, headers=all_headers, body=body)
+
+    def map(self, send: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """Independent requests side by side on the run's bounded pool; results in input order."""
+        return self.transport.map(send, list(items))

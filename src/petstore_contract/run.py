@@ -1,0 +1,204 @@
+"""One run of the contract suite: its target, mode, profile, seed, budget and transport, in one place.
+
+The plugin builds a ``Run`` once per process from the command line, the environment and
+``pyproject.toml`` (``RunSettings``); xdist workers get the controller's settings (never the
+key: they read it from its variable) and share one deadline, one circuit breaker and one
+set-up through ``shared_dir``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+from schemathesis import GenerationMode
+from schemathesis.core.failures import FailureGroup
+
+from petstore_contract import generated, profiles
+from petstore_contract.api import VALID, Api
+from petstore_contract.record import Exchange, Violation
+from petstore_contract.redaction import Redactor
+from petstore_contract.target import Target
+from petstore_contract.transport import RunGuard, Transport, TransportOptions
+
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_CONCURRENCY = 8
+ONCE_WAIT = 0.05
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything that defines a run, as plain data (shipped to xdist workers without the key)."""
+
+    target_name: str
+    base_url: str
+    key_env: str
+    read_only: bool
+    profile: str = "default"
+    seed: int = profiles.DEFAULT_SEED
+    run_id: str = ""
+    timeout: float = DEFAULT_TIMEOUT
+    max_body_bytes: int = 4_000_000
+    trip_after: int = 3
+    budget: float | None = None
+    deadline: float | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    verify: bool | str = True
+    client_cert: str | None = None
+    client_key: str | None = None
+    use_proxy_env: bool = True
+    shared_dir: str = ""
+    started: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Run:
+    def __init__(self, settings: RunSettings, api_key: str) -> None:
+        self.settings = settings
+        self.target = Target(settings.target_name, settings.base_url, api_key, settings.read_only, settings.key_env)
+        self.redact = Redactor(api_key, settings.key_env)
+        self.guard = RunGuard(
+            trip_after=settings.trip_after,
+            deadline=settings.deadline,
+            budget=settings.budget,
+            shared_dir=settings.shared_dir or None,
+        )
+        self.transport = Transport(
+            TransportOptions(
+                base_url=settings.base_url,
+                api_key=api_key,
+                key_env=settings.key_env,
+                timeout=settings.timeout,
+                max_body_bytes=settings.max_body_bytes,
+                verify=settings.verify,
+                client_cert=settings.client_cert,
+                client_key=settings.client_key,
+                use_proxy_env=settings.use_proxy_env,
+                concurrency=settings.concurrency,
+                trip_after=settings.trip_after,
+                deadline=settings.deadline,
+                budget=settings.budget,
+                shared_dir=settings.shared_dir or None,
+            ),
+            self.guard,
+            self.redact,
+        )
+        self.api = Api(self.transport, api_key)
+        self._names = count()
+
+    # -- what the run is -------------------------------------------------------------------------
+
+    @property
+    def read_only(self) -> bool:
+        return self.settings.read_only
+
+    @property
+    def profile(self) -> profiles.Profile:
+        return profiles.PROFILES[self.settings.profile]
+
+    def facts(self) -> dict[str, Any]:
+        """What a report may say about the run (never the key)."""
+        s = self.settings
+        return {
+            "target": s.target_name,
+            "base_url": s.base_url,
+            "mode": "read-only" if s.read_only else "read-write",
+            "profile": s.profile,
+            "seed": s.seed,
+            "run_id": s.run_id,
+            "concurrency": s.concurrency,
+            "key_env": s.key_env,
+        }
+
+    # -- the suite's own data ----------------------------------------------------------------------
+
+    def name(self, tag: str) -> str:
+        """A name carrying the run's seed and id, so the suite's animals are recognisable and new."""
+        return f"contract-{self.settings.seed}-{self.settings.run_id}-{tag}"
+
+    def new_pet(self, tag: str, status: str | None, **fields: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": self.name(f"{tag}-{os.getpid() % 1000}-{next(self._names)}"), "categoryId": 1}
+        body.update(fields)
+        if status is not None:
+            body["status"] = status
+        return body
+
+    def once(self, key: str, produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``produce()`` once per run, whichever process asks first; the others read its result."""
+        if not self.settings.shared_dir:
+            return produce()
+        result = Path(self.settings.shared_dir) / f"{key}.json"
+        try:
+            fd = os.open(str(result) + ".lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return self._wait_for(result)
+        os.close(fd)
+        data = produce()
+        partial = result.with_suffix(".part")
+        partial.write_text(json.dumps(data), encoding="utf-8")
+        partial.replace(result)
+        return data
+
+    def _wait_for(self, result: Path) -> dict[str, Any]:
+        limit = self.settings.deadline or time.time() + 600
+        while not result.exists():
+            if time.time() > limit:
+                raise TimeoutError(f"set-up by another worker did not finish ({result.name})")
+            time.sleep(ONCE_WAIT)
+        return json.loads(result.read_text(encoding="utf-8"))
+
+    # -- generated tests ---------------------------------------------------------------------------
+
+    def schema(self, mode: GenerationMode) -> Any:
+        return _schema(mode, self.settings.seed, self.profile.max_examples, self.read_only)
+
+    def call_kwargs(self) -> dict[str, Any]:
+        return {
+            "base_url": self.settings.base_url,
+            "headers": {"Authorization": self.api.fill(VALID)},
+            "timeout": self.settings.timeout,
+            "session": self.transport.session(),
+        }
+
+    def call_and_judge(self, case: Any) -> None:
+        response = case.call(**self.call_kwargs())
+        self.judge_response(case, response)
+
+    def judge_response(self, case: Any, response: Any) -> None:
+        try:
+            case.validate_response(
+                response, additional_checks=generated.CUSTOM_CHECKS, excluded_checks=generated.EXCLUDED_CHECKS
+            )
+        except FailureGroup as group:
+            raise Violation(*generated.findings_of(group, case, response, self.redact.for_exchange)) from None
+
+    def exchange_of(self, response: Any) -> Exchange:
+        return generated.exchange_of(response, self.redact.for_exchange)
+
+
+@cache
+def _schema(mode: GenerationMode, seed: int, max_examples: int, read_only: bool) -> Any:
+    return generated.load_schema(mode, seed=seed, max_examples=max_examples, read_only=read_only)
+
+
+_current: Run | None = None
+
+
+def current_run() -> Run:
+    if _current is None:
+        raise RuntimeError("no contract run in this process (the plugin builds it in pytest_configure)")
+    return _current
+
+
+def install(run: Run | None) -> None:
+    global _current
+    _current = run
