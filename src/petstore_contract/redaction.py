@@ -1,30 +1,68 @@
-"""Keeping the API key out of every byte the suite writes or prints."""
+"""Keeping the API key out of every byte the suite writes or prints.
+
+Two views of the same rule:
+
+- ``redact(text)`` for free text (messages, bodies, report lines): the key and the encodings of
+  it that a request may carry (URL-encoded, base64 of ``key``, ``:key``, ``user:key``, ``key:``)
+  become ``[REDACTED]``;
+- ``redact.for_exchange(text)`` for recorded exchanges: the key itself becomes ``$<key variable>``
+  (``$PETSTORE_API_KEY``), so that a replay command takes it from the environment; its encodings
+  still become ``[REDACTED]``.
+
+A key shorter than ``MIN_KEY_LENGTH`` characters would match inside unrelated words (a key ``k``
+is in "key", "ok", every JSON object...), so it and its encodings are replaced only where they
+stand as a whole token: not preceded or followed by a character that can be part of a token
+(``[A-Za-z0-9._~+/=-]``).  ``Redactor.note`` then carries a one-line warning for the run.
+"""
 
 from __future__ import annotations
 
 import base64
+import re
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
+MIN_KEY_LENGTH = 8
+_TOKEN_CHARS = r"A-Za-z0-9._~+/=\-"
 
 
 class Redactor:
-    """Replaces the key, and the encodings of it that a request may carry, with [REDACTED]."""
+    """Replaces the key (and the encodings of it a request may carry) in text."""
 
-    def __init__(self, secret: str | None) -> None:
+    def __init__(self, secret: str | None, key_env: str = "PETSTORE_API_KEY") -> None:
+        self.secret = secret or ""
+        self.key_env = key_env
         self.forms: list[str] = []
-        if secret:
-            forms = {secret, quote(secret, safe=""), quote_plus(secret)}
-            for raw in (secret, f":{secret}", f"user:{secret}", f"{secret}:"):
-                encoded = base64.b64encode(raw.encode()).decode()
-                forms.update({encoded, encoded.rstrip("=")})
-            self.forms = sorted(forms, key=len, reverse=True)
+        self.note = ""
+        self._pattern: re.Pattern[str] | None = None
+        if not self.secret:
+            return
+        forms = {self.secret, quote(self.secret, safe=""), quote_plus(self.secret)}
+        for raw in (self.secret, f":{self.secret}", f"user:{self.secret}", f"{self.secret}:"):
+            encoded = base64.b64encode(raw.encode()).decode()
+            forms.update({encoded, encoded.rstrip("=")})
+        forms.discard("")
+        # Longest first: at one position the longest form wins (a base64 form over its unpadded prefix).
+        self.forms = sorted(forms, key=lambda form: (-len(form), form))
+        alternatives = "|".join(re.escape(form) for form in self.forms)
+        if len(self.secret) < MIN_KEY_LENGTH:
+            self._pattern = re.compile(f"(?<![{_TOKEN_CHARS}])(?:{alternatives})(?![{_TOKEN_CHARS}])")
+            self.note = (
+                f"the API key is shorter than {MIN_KEY_LENGTH} characters: it is redacted only where it stands "
+                "alone, so a report may still show it inside longer words or values; use a longer key"
+            )
+        else:
+            self._pattern = re.compile(alternatives)
 
     def __call__(self, text: str) -> str:
-        for form in self.forms:
-            if form in text:
-                text = text.replace(form, REDACTED)
-        return text
+        """Free text with the key and its encodings shown as ``[REDACTED]``."""
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(REDACTED, text)
 
-    def contains_secret(self, text: str) -> bool:
-        return any(form in text for form in self.forms)
+    def for_exchange(self, text: str) -> str:
+        """Text for a recorded exchange: the key as ``$<key variable>``, its encodings as ``[REDACTED]``."""
+        if self._pattern is None or not text:
+            return text
+        variable = "$" + self.key_env
+        return self._pattern.sub(lambda m: variable if m.group(0) == self.secret else REDACTED, text)
