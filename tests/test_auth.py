@@ -143,6 +143,7 @@ def _cases() -> list[Any]:
     ]
 
 
+@pytest.mark.clause("auth.challenge", "auth.challenge.quiet", "errors.body")
 @pytest.mark.parametrize(("row_id", "clause"), _cases())
 def test_refused_credential_gets_401(refused: dict[str, Answer], judge: Judge, row_id: str, clause: str) -> None:
     answer = refused[row_id]

@@ -45,10 +45,10 @@ class Api:
         authorization: str | None = VALID,
         headers: dict[str, str] | None = None,
     ) -> Answer:
-        all_headers = {"Accept": "application/json"}
+        all_headers: dict[str, str | None] = {"Accept": "application/json"}
         all_headers.update({name: self.fill(value) for name, value in (headers or {}).items()})
-        if authorization is not None:
-            all_headers["Authorization"] = self.fill(authorization)
+        # None: no Authorization header at all (the transport would otherwise send the valid key).
+        all_headers["Authorization"] = None if authorization is None else self.fill(authorization)
         body: bytes | None = None
         if json_body is not UNSET:
             body = json.dumps(json_body, ensure_ascii=False).encode()

@@ -1,263 +1,232 @@
-"""The pytest plugin: options, the target (or the embedded reference), fixtures, clause links.
+"""The pytest plugin (entry point ``pytest11``): options, the run, clause links, records, the verdict.
 
-It acts only on runs that collect the contract suite (``tests/``), so the project's own
-tests (``selftests/``) run without starting a server or writing reports.
+It acts only on runs that collect the contract suite, so the project's own tests (``selftests/``)
+run without starting a server or writing reports.  Each test leaves a ``TestRecord`` on its
+report (plain data, so it crosses from xdist workers); the controller turns the records into
+clause outcomes and the verdict, writes the reports and sets the exit code from the verdict.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 import time
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from petstore_contract import guard, profiles
+from petstore_contract import outputs, profiles
 from petstore_contract.clauses import registry, section_markers
-from petstore_contract.client import ContractClient, TargetError
-from petstore_contract.redaction import Redactor
-from petstore_contract.reporting import ReportPlugin, add_report_options
-from petstore_contract.target import KEY_ENV, Target, TargetConfigError, resolve
+from petstore_contract.expect import Judge
+from petstore_contract.outcome import record_of
+from petstore_contract.record import INCONCLUSIVE, RunResult, TestRecord
+from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Run, RunSettings, install
+from petstore_contract.spec import suite_dir
+from petstore_contract.target import KEY_ENV, TargetConfigError, resolve
+from petstore_contract.transport import TargetProblem, merge_counters
+from petstore_contract.verdict import clause_results, decide
 
-ROOT = Path(__file__).resolve().parents[2]
-SUITE_DIR = ROOT / "tests"
-STATE_KEY = pytest.StashKey["RunState"]()
-
-
-class RunState:
-    """What one run knows: its target, its client, and the embedded server when it owns one."""
-
-    def __init__(self, target: Target, embedded: Any = None) -> None:
-        self.target = target
-        self.embedded = embedded
-        self.redact = Redactor(target.api_key)
-        self.started = time.monotonic()
-        self.preflight: str | None = None
-
-    def metadata(self) -> dict[str, str]:
-        """What a report may say about the target: name, base URL, mode (never the key)."""
-        return {"target": self.target.name, "base_url": self.target.base_url, "mode": self.target.mode}
+RUN_KEY = pytest.StashKey[Run]()
+STATE_KEY = pytest.StashKey["Controller"]()
+JUDGE_KEY = pytest.StashKey[Judge]()
+RECORD_ATTR = "petstore_record"  # a plain dict on the TestReport: survives xdist serialisation
+INTERRUPTED, USAGE_ERROR, INTERNAL_ERROR, NO_TESTS = 2, 4, 3, 5
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("petstore", "Pet Store contract suite")
-    group.addoption("--target", dest="petstore_target", help="a named target from pyproject.toml (staging, production)")
-    group.addoption("--read-only", action="store_true", dest="petstore_read_only", help="send no POST")
-    group.addoption(
-        "--allow-writes", action="store_true", dest="petstore_allow_writes", help="let a read-only target be written"
-    )
-    group.addoption(
+    add = group.addoption
+    add("--target", dest="petstore_target", help="a named target from pyproject.toml (staging, production)")
+    add("--read-only", action="store_true", dest="petstore_read_only", help="send no POST")
+    add("--allow-writes", action="store_true", dest="petstore_allow_writes", help="let a read-only target be written")
+    add(
         "--contract-profile",
         dest="petstore_profile",
         default="default",
         choices=sorted(profiles.PROFILES),
         help="depth of the generated tests: quick, default (CI gate) or deep (nightly)",
     )
-    group.addoption(
-        "--contract-seed",
-        dest="petstore_seed",
-        type=int,
-        default=profiles.DEFAULT_SEED,
-        help=f"seed of the generated tests (default {profiles.DEFAULT_SEED})",
-    )
-    group.addoption(
-        "--request-timeout",
-        dest="petstore_timeout",
-        type=float,
-        default=10.0,
-        help="seconds to wait for each answer (default 10)",
-    )
-    group.addoption("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
-    add_report_options(group)
-    group.addoption(
-        "--run-budget",
-        dest="petstore_run_budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="seconds for the whole run; once spent, the remaining tests fail at once (default: none)",
-    )
-    group.addoption(
-        "--max-body-bytes",
-        dest="petstore_max_body",
-        type=int,
-        default=guard.MAX_BODY_BYTES,
-        metavar="BYTES",
-        help=f"read at most this much of an answer body (default {guard.MAX_BODY_BYTES})",
-    )
-    group.addoption(
-        "--circuit-breaker",
-        dest="petstore_trip_after",
-        type=int,
-        default=guard.TRIP_AFTER,
-        metavar="N",
-        help=f"send nothing more after N requests in a row got no answer (default {guard.TRIP_AFTER}; 0: never)",
-    )
+    add("--contract-seed", dest="petstore_seed", type=int, default=profiles.DEFAULT_SEED, help="seed of the generated tests")
+    add("--request-timeout", dest="petstore_timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per answer")
+    add("--concurrency", dest="petstore_concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
+        help=f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)")
+    add("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
+    add("--client-cert", dest="petstore_client_cert", metavar="FILE", help="client certificate (PEM) for mutual TLS")
+    add("--client-key", dest="petstore_client_key", metavar="FILE", help="the client certificate's key (PEM)")
+    add("--no-proxy-env", action="store_true", dest="petstore_no_proxy_env",
+        help="ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (they apply to non-loopback targets by default)")
+    add("--report-dir", dest="petstore_report_dir", default=None, metavar="DIR",
+        help="where report.html, summary.md, summary.json go (default ./reports)")
+    add("--run-budget", dest="petstore_run_budget", type=float, default=None, metavar="SECONDS",
+        help="seconds for the whole run; once spent, nothing more is sent and the run is inconclusive")
+    add("--max-body-bytes", dest="petstore_max_body", type=int, default=4_000_000, metavar="BYTES",
+        help="read at most this much of an answer body (default 4000000)")
+    add("--circuit-breaker", dest="petstore_trip_after", type=int, default=3, metavar="N",
+        help="send nothing more after N requests in a row got no answer (default 3; 0: never)")
+
+
+# -- the run ----------------------------------------------------------------------------------------
 
 
 def is_contract_run(config: pytest.Config) -> bool:
-    for arg in config.args or [str(SUITE_DIR)]:
-        path = Path(arg.split("::", 1)[0]).resolve()
-        if path == SUITE_DIR or SUITE_DIR in path.parents or path in SUITE_DIR.parents:
+    if hasattr(config, "workerinput"):
+        return "petstore_settings" in config.workerinput  # type: ignore[attr-defined]
+    suite = suite_dir().resolve()
+    args = config.args or [str(Path.cwd())]
+    for arg in args:
+        if config.option.pyargs and arg.split("::", 1)[0].startswith("petstore_contract"):
             return True
+        path = Path(arg.split("::", 1)[0]).resolve()
+        if path == suite or suite in path.parents or (path in suite.parents and not config.option.pyargs):
+            return path == suite or suite in path.parents or _testpaths_include(config, suite)
     return False
 
 
+def _testpaths_include(config: pytest.Config, suite: Path) -> bool:
+    paths = config.getini("testpaths") or []
+    return any((config.rootpath / p).resolve() == suite for p in paths)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "clause(*ids): the clauses of clauses.toml that this test checks")
-    config.addinivalue_line("markers", "writes: the test sends POST requests (skipped in read-only runs)")
-    config.addinivalue_line("markers", "generated: a Schemathesis (property-based or stateful) test")
-    config.addinivalue_line("markers", "must: checks a MUST clause")
-    config.addinivalue_line("markers", "should: checks a SHOULD clause")
-    config.addinivalue_line("markers", "rfc: checks a clause that comes from an HTTP RFC")
+    for line in (
+        "clause(*ids): the clauses of clauses.toml that this test judges",
+        "writes: the test sends POST requests (not selected in read-only runs)",
+        "generated: a Schemathesis (property-based or stateful) test",
+        "must: judges a MUST clause",
+        "should: judges a SHOULD clause",
+        "rfc: judges a clause that comes from an HTTP RFC",
+    ):
+        config.addinivalue_line("markers", line)
     for name in section_markers():
         section = name.removeprefix("section_").replace("_", ".")
-        config.addinivalue_line("markers", f"{name}: checks a clause of interface document §{section}")
+        config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     if not is_contract_run(config):
         return
-    _check_positive("--request-timeout", config.option.petstore_timeout)
-    _check_bounds(config)
-    state = _start_target(config)
-    _install_guard(config)
-    config.stash[STATE_KEY] = state
-    config.option.base_url = state.target.base_url
-    config.pluginmanager.register(ReportPlugin(config, state.target, state.redact), "petstore-reporting")
-    profiles.set_current(
-        profiles.RunConfig(
-            profile=profiles.PROFILES[config.option.petstore_profile],
-            seed=config.option.petstore_seed,
-            request_timeout=config.option.petstore_timeout,
-            read_only=state.target.read_only,
-        )
-    )
+    settings, key, embedded = _settings(config)
+    run = Run(settings, key)
+    install(run)
+    config.stash[RUN_KEY] = run
+    if not hasattr(config, "workerinput"):
+        config.stash[STATE_KEY] = Controller(config, run, embedded)
+    config.option.base_url = settings.base_url
 
 
-def _check_positive(name: str, value: float) -> None:
-    if not value > 0:
-        raise pytest.UsageError(f"{name} must be a positive number of seconds, got {value}")
-
-
-def _check_bounds(config: pytest.Config) -> None:
-    if config.option.petstore_run_budget is not None:
-        _check_positive("--run-budget", config.option.petstore_run_budget)
-    if config.option.petstore_max_body < 1:
-        raise pytest.UsageError(f"--max-body-bytes must be at least 1, got {config.option.petstore_max_body}")
-    if config.option.petstore_trip_after < 0:
-        raise pytest.UsageError(f"--circuit-breaker must be 0 or more, got {config.option.petstore_trip_after}")
-
-
-def _install_guard(config: pytest.Config) -> None:
-    """The run's budget and breaker; xdist workers share the controller's deadline."""
-    run_guard = guard.Guard.starting_now(config.option.petstore_run_budget, config.option.petstore_trip_after)
+def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
     worker = getattr(config, "workerinput", None)
-    if worker is not None and "petstore_deadline" in worker:
-        run_guard.deadline = worker["petstore_deadline"]
-    guard.install(run_guard)
-    guard.configure_session(
-        verify=config.option.petstore_ca_bundle or True, max_body_bytes=config.option.petstore_max_body
-    )
-
-
-def _start_target(config: pytest.Config) -> RunState:
-    worker = getattr(config, "workerinput", None)
-    if worker is not None and "petstore_base_url" in worker:
-        key_env = worker.get("petstore_key_env", KEY_ENV)
-        target = Target(
-            worker["petstore_target"],
-            worker["petstore_base_url"],
-            os.environ[key_env],
-            worker["petstore_read_only"],
-            key_env,
-        )
-        return RunState(target)
+    if worker is not None:
+        settings = RunSettings(**worker["petstore_settings"])
+        return settings, os.environ.get(settings.key_env, ""), None
+    option = config.option
+    _check_options(option)
     try:
         target = resolve(
-            base_url=config.option.base_url,
-            target_name=config.option.petstore_target,
-            read_only=config.option.petstore_read_only,
-            allow_writes=config.option.petstore_allow_writes,
-            pyproject=ROOT / "pyproject.toml",
+            base_url=option.base_url,
+            target_name=option.petstore_target,
+            read_only=option.petstore_read_only,
+            allow_writes=option.petstore_allow_writes,
+            pyproject=config.rootpath / "pyproject.toml",
         )
     except TargetConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if target is not None:
-        return RunState(target)
-    return _start_embedded(read_only=config.option.petstore_read_only)
+    embedded = None
+    if target is None:
+        target, embedded = _start_embedded(option.petstore_read_only)
+    budget = option.petstore_run_budget
+    shared = tempfile.mkdtemp(prefix="petstore-run-")
+    settings = RunSettings(
+        target_name=target.name,
+        base_url=target.base_url,
+        key_env=target.key_env,
+        read_only=target.read_only,
+        profile=option.petstore_profile,
+        seed=option.petstore_seed,
+        run_id=secrets.token_hex(3),
+        timeout=option.petstore_timeout,
+        max_body_bytes=option.petstore_max_body,
+        trip_after=option.petstore_trip_after,
+        budget=budget,
+        deadline=time.time() + budget if budget else None,
+        concurrency=option.petstore_concurrency,
+        verify=option.petstore_ca_bundle or True,
+        client_cert=option.petstore_client_cert,
+        client_key=option.petstore_client_key,
+        use_proxy_env=not option.petstore_no_proxy_env,
+        shared_dir=shared,
+    )
+    return settings, target.api_key, embedded
 
 
-def _start_embedded(read_only: bool) -> RunState:
+def _check_options(option: Any) -> None:
+    for name, value in (("--request-timeout", option.petstore_timeout), ("--run-budget", option.petstore_run_budget)):
+        if value is not None and not value > 0:
+            raise pytest.UsageError(f"{name} must be a positive number of seconds, got {value}")
+    for name, value, least in (
+        ("--max-body-bytes", option.petstore_max_body, 1),
+        ("--circuit-breaker", option.petstore_trip_after, 0),
+        ("--concurrency", option.petstore_concurrency, 1),
+    ):
+        if value < least:
+            raise pytest.UsageError(f"{name} must be at least {least}, got {value}")
+    if option.petstore_concurrency > 64:
+        raise pytest.UsageError(f"--concurrency must be at most 64, got {option.petstore_concurrency}")
+    if bool(option.petstore_client_cert) != bool(option.petstore_client_key) and option.petstore_client_key:
+        raise pytest.UsageError("--client-key needs --client-cert")
+    for name, path in (("--client-cert", option.petstore_client_cert), ("--client-key", option.petstore_client_key),
+                       ("--ca-bundle", option.petstore_ca_bundle)):
+        if path and not Path(path).is_file():
+            raise pytest.UsageError(f"{name}: no such file: {path}")
+
+
+def _start_embedded(read_only: bool) -> tuple[Any, Any]:
     from petstore_contract.reference import BackgroundServer, build_app
+    from petstore_contract.target import Target
 
     key = secrets.token_urlsafe(24)
     server = BackgroundServer(build_app(key)).start()
     # xdist workers inherit the environment; the key never goes on a command line.
     os.environ[KEY_ENV] = key
-    return RunState(Target("embedded", server.base_url, key, read_only), embedded=server)
+    return Target("embedded", server.base_url, key, read_only), server
 
 
 def pytest_configure_node(node: Any) -> None:
-    """xdist: workers check the controller's target (and its embedded server)."""
-    state = node.config.stash.get(STATE_KEY, None)
-    if state is not None:
-        node.workerinput["petstore_base_url"] = state.target.base_url
-        node.workerinput["petstore_target"] = state.target.name
-        node.workerinput["petstore_read_only"] = state.target.read_only
-        node.workerinput["petstore_key_env"] = state.target.key_env  # the variable's name, never the key
-        node.workerinput["petstore_deadline"] = guard.current().deadline
+    """xdist: each worker gets the controller's settings (the key stays in its variable)."""
+    run = node.config.stash.get(RUN_KEY, None)
+    if run is not None:
+        node.workerinput["petstore_settings"] = run.settings.to_dict()
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(STATE_KEY, None)
-    if state is not None and state.embedded is not None:
-        state.embedded.stop()
+    if state is not None:
+        state.finish_terminal()
+        if state.embedded is not None:
+            state.embedded.stop()
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None:
+        run.transport.close()
+        install(None)
 
 
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    state = config.stash.get(STATE_KEY, None)
-    if state is None:
-        return []
-    run = profiles.current()
-    lines = [
-        f"petstore target: {state.target.describe()}",
-        f"petstore generated tests: profile {run.profile.name}, seed {run.seed} (replay: --contract-seed {run.seed})",
-    ]
-    state.preflight = _preflight(config, state)
-    if state.preflight:
-        lines.append(f"petstore PROBLEM: {state.preflight}")
-    return lines
-
-
-def _preflight(config: pytest.Config, state: RunState) -> str | None:
-    """One request before the run, so an unusable target is named once, in one line."""
-    client = _new_client(config, state)
-    try:
-        answer = client.get("/pets", params={"limit": 1})
-    except TargetError as exc:
-        return f"{exc}; every test that needs the target will fail"
-    if answer.status == 401:
-        return f"the target answered 401 to the configured key: check {KEY_ENV} (or the target's key variable)"
-    return None
-
-
-# -- collection: clause links and selection markers ---------------------------------------------
+# -- collection: clause links and selection -----------------------------------------------------------
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    state = config.stash.get(STATE_KEY, None)
-    if state is None:
+    run = config.stash.get(RUN_KEY, None)
+    if run is None:
         return
     clauses = registry()
     problems: list[str] = []
     covered: set[str] = set()
+    suite = suite_dir().resolve()
     for item in items:
-        if SUITE_DIR not in Path(str(item.path)).parents:
+        if suite not in Path(str(item.path)).resolve().parents:
             continue
-        ids = [cid for mark in item.iter_markers("clause") for cid in mark.args]
+        ids = clause_ids(item)
         if not ids:
             problems.append(f"{item.nodeid} names no clause")
         for cid in ids:
@@ -268,180 +237,232 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             for name in clauses[cid].marker_names:
                 item.add_marker(name)
             item.user_properties.append(("clause", cid))
-        if state.target.read_only and item.get_closest_marker("writes"):
-            item.add_marker(pytest.mark.skip(reason="read-only run: this test has to POST"))
-    if _whole_suite_collected(config):
-        problems += [f"clause {cid!r} has no test" for cid in sorted(set(clauses) - covered)]
+        if run.read_only and item.get_closest_marker("writes"):
+            item.add_marker(pytest.mark.skip(reason="not selected: read-only run (this test has to POST)"))
+    if not (config.option.keyword or config.option.markexpr or config.option.deselect):
+        missing = sorted(set(clauses) - covered - {"generated.other"})
+        if len(items) > len(clauses) and missing:
+            problems += [f"clause {cid!r} has no test" for cid in missing]
     if problems:
         raise pytest.UsageError("contract suite and clause registry disagree: " + "; ".join(problems))
 
 
-def _whole_suite_collected(config: pytest.Config) -> bool:
-    return all(Path(arg.split("::", 1)[0]).resolve() in (SUITE_DIR, ROOT) for arg in config.args) and not (
-        config.option.keyword or config.option.deselect
-    )
+def clause_ids(item: pytest.Item) -> list[str]:
+    return list(dict.fromkeys(cid for mark in item.iter_markers("clause") for cid in mark.args))
 
 
-# -- fixtures -------------------------------------------------------------------------------------
+# -- fixtures -----------------------------------------------------------------------------------------
 
 
-def _new_client(config: pytest.Config, state: RunState) -> ContractClient:
-    return ContractClient(
-        state.target.base_url,
-        state.target.api_key,
-        timeout=config.option.petstore_timeout,
-        verify=config.option.petstore_ca_bundle or True,
-        max_body_bytes=config.option.petstore_max_body,
-    )
-
-
-@pytest.fixture(scope="session")
-def run_state(pytestconfig: pytest.Config) -> RunState:
-    state = pytestconfig.stash.get(STATE_KEY, None)
-    if state is None:
+def _run_of(config: pytest.Config) -> Run:
+    run = config.stash.get(RUN_KEY, None)
+    if run is None:
         pytest.skip("not a contract run")
-    return state
+    return run
 
 
 @pytest.fixture(scope="session")
-def api(pytestconfig: pytest.Config, run_state: RunState) -> Iterator[ContractClient]:
-    client = _new_client(pytestconfig, run_state)
-    pytestconfig.stash[CLIENT_KEY] = client
-    yield client
-    client.session.close()
-
-
-CLIENT_KEY = pytest.StashKey[ContractClient]()
+def run(pytestconfig: pytest.Config) -> Run:
+    return _run_of(pytestconfig)
 
 
 @pytest.fixture(scope="session")
-def api_headers(run_state: RunState) -> dict[str, str]:
-    """For Schemathesis calls: the valid credential."""
-    return {"Authorization": f"Bearer {run_state.target.api_key}"}
+def api(run: Run) -> Any:
+    return run.api
 
 
 @pytest.fixture(scope="session")
-def request_timeout(pytestconfig: pytest.Config) -> float:
-    return float(pytestconfig.option.petstore_timeout)
+def read_only(run: Run) -> bool:
+    return run.read_only
 
 
-@pytest.fixture(scope="session")
-def read_only(run_state: RunState) -> bool:
-    return run_state.target.read_only
+@pytest.fixture
+def judge(request: pytest.FixtureRequest) -> Judge:
+    """Judges each clause of a test on its own (see ``expect``); the plugin reads it after the test."""
+    return request.node.stash.setdefault(JUDGE_KEY, Judge())
 
 
-def _is_schemathesis_failure(exc: BaseException) -> bool:
-    from schemathesis.core.failures import FailureGroup
-
-    return isinstance(exc, FailureGroup)
-
-
-def _clause_line(item: pytest.Item, ids: list[str] | None = None) -> str:
-    """Which clauses of the interface document the failing test checks (for vendors)."""
-    clauses = registry()
-    if ids is None:
-        ids = [cid for mark in item.iter_markers("clause") for cid in mark.args]
-    ids = [cid for cid in ids if cid in clauses]
-    if len(ids) == 1:
-        c = clauses[ids[0]]
-        return f"violates clause {c.id} ({c.section}, {c.level}): {c.statement}"
-    return "checks clauses: " + ", ".join(f"{cid} ({clauses[cid].section})" for cid in ids)
-
-
-# -- reporting hooks ------------------------------------------------------------------------------
+# -- running and recording ----------------------------------------------------------------------------
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-    """Once the run budget is spent, each remaining test fails at once, without set-up or requests."""
-    spent = guard.current().budget_spent() if item.config.stash.get(STATE_KEY, None) else None
-    if spent is None or item.get_closest_marker("skip"):
-        return None
-    spent += "; test not run"
-    hook = item.ihook
-    hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    for when in ("setup", "call", "teardown"):
-        call = pytest.CallInfo.from_call(partial(_fail_if_call, when, spent), when=when)  # type: ignore[arg-type]
-        hook.pytest_runtest_logreport(report=hook.pytest_runtest_makereport(item=item, call=call))
-    hook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-    return True
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    run = item.config.stash.get(RUN_KEY, None)
+    if run is None:
+        return
+    spent = run.guard.budget_spent()
+    if spent:
+        from petstore_contract.record import BUDGET, undecided
+
+        raise undecided(tuple(clause_ids(item)), BUDGET, f"{spent}; test not run")
 
 
-def _fail_if_call(when: str, message: str) -> None:
-    if when == "call":
-        pytest.fail(message, pytrace=False)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    result = yield
+    judge = item.stash.get(JUDGE_KEY, None)
+    if judge is not None:
+        judge.finish()  # the test's violations, each on its clause, once every clause was judged
+    return result
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item: pytest.Item) -> None:
-    # Exchanges of the test body only: fixture set-up (seeding) would bury the failing request.
-    client = item.config.stash.get(CLIENT_KEY, None)
-    if client is not None:
-        client.start_test()
-
-
-# tryfirst: the outermost wrapper, so that Schemathesis' own report hook has already run.
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
-    report = outcome.get_result()
-    state = item.config.stash.get(STATE_KEY, None)
-    if state is None:
-        return
-    client = item.config.stash.get(CLIENT_KEY, None)
-    if report.failed and client is not None and client.exchanges:
-        shown = client.exchanges[-3:]
-        text = "\n\n".join(exchange.render() for exchange in shown)
-        report.sections.append((f"HTTP exchanges (last {len(shown)}, key redacted)", text))
-    _finish_longrepr(item, call, report, state)
-    report.sections = [(title, state.redact(body)) for title, body in report.sections]
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_exception_interact(node: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
-    """Schemathesis rewrites a failure's text here, after makereport: make it ours (and redacted) again."""
-    state = node.config.stash.get(STATE_KEY, None)
-    if state is not None and isinstance(node, pytest.Item) and report.failed:
-        _finish_longrepr(node, call, report, state)
-
-
-def _finish_longrepr(
-    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, state: RunState
-) -> None:
-    if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
+    report = yield
+    run = item.config.stash.get(RUN_KEY, None)
+    if run is None or call.when not in ("setup", "call"):
+        return report
+    if call.when == "setup" and report.passed:
+        return report
+    record = record_of(item.nodeid, tuple(clause_ids(item)), call, report, item.stash.get(JUDGE_KEY, None))
+    setattr(report, RECORD_ATTR, record.to_dict())
+    if report.failed:
+        report.longrepr = run.redact(_failure_text(record))
+    elif report.skipped and isinstance(report.longrepr, tuple):
         path, line, reason = report.longrepr
-        report.longrepr = (path, line, state.redact(reason))
-        return
-    if not report.failed or report.longrepr is None:
-        return
-    text = str(report.longrepr)
-    problem = _target_problem(call)
-    if problem is not None:
-        # The target could not be asked: one line naming why, no clause (none was checked).
-        report.longrepr = state.redact(f"target problem: {problem}")
-        return
-    if report.when == "setup" and call.excinfo is not None and call.excinfo.errisinstance(AssertionError):
-        # A fixture's request got an answer it cannot use (e.g. not JSON): say so, not its code.
-        report.longrepr = state.redact(f"set-up could not use the target's answer: {call.excinfo.value}")
-        return
-    if call.excinfo is not None and _is_schemathesis_failure(call.excinfo.value):
-        # Schemathesis' own message (failures, response, curl) reads better than its traceback.
-        from petstore_contract.generated import failed_clauses
-
-        text = str(call.excinfo.value)
-        broken = failed_clauses(call.excinfo.value)
-        if broken and not text.startswith("violates clause"):
-            text = "\n".join(_clause_line(item, [cid]) for cid in broken) + f"\n\n{text}"
-    if report.when == "call" and not text.startswith(("violates clause", "checks clauses", "run budget")):
-        text = f"{_clause_line(item)}\n\n{text}"
-    report.longrepr = state.redact(text)
+        report.longrepr = (path, line, run.redact(str(reason)))
+    return report
 
 
-def _target_problem(call: pytest.CallInfo[None]) -> str | None:
-    """One line for a test stopped by the target's transport (client or Schemathesis' requests)."""
-    if call.excinfo is None:
-        return None
-    if call.excinfo.errisinstance(TargetError):
-        return str(call.excinfo.value)
-    found = guard.find_transport_error(call.excinfo.value)
-    return guard.describe(found) if found is not None else None
+def _failure_text(record: TestRecord) -> str:
+    """First line: the clause and the broken expectation (JUnit's message); then the evidence."""
+    lines = [f.summary() for f in record.findings] or [record.detail]
+    for finding in record.findings[:3]:
+        if finding.exchange is not None:
+            exchange = finding.exchange
+            lines += ["", f"{finding.clause}: replay: {exchange.curl()}", f"  answered HTTP {exchange.status}: {exchange.response_body[:500]}"]
+    return "\n".join(lines)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    data = getattr(report, RECORD_ATTR, None)
+    if data is None:
+        return
+    for state in _controllers():
+        state.add(TestRecord.from_dict(data))
+
+
+_CONTROLLERS: list[Controller] = []
+
+
+def _controllers() -> list[Controller]:
+    return _CONTROLLERS
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    run = session.config.stash.get(RUN_KEY, None)
+    if run is None:
+        return
+    shared = run.settings.shared_dir
+    if shared:
+        name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+        run.guard.write_counters(Path(shared) / f"counters-{name}.json")
+    state = session.config.stash.get(STATE_KEY, None)
+    if state is not None:
+        session.exitstatus = state.finish(int(exitstatus))
+
+
+class Controller:
+    """The controller's view of the run: every test's record, then the verdict and the reports."""
+
+    def __init__(self, config: pytest.Config, run: Run, embedded: Any) -> None:
+        self.config = config
+        self.run = run
+        self.embedded = embedded
+        self.records: dict[str, TestRecord] = {}
+        self.result: RunResult | None = None
+        self.paths: dict[str, Path] = {}
+        self.preflight = ""
+        _CONTROLLERS.append(self)
+
+    def add(self, record: TestRecord) -> None:
+        previous = self.records.get(record.nodeid)
+        if previous is None or previous.outcome in ("conforms", "not_selected"):
+            self.records[record.nodeid] = record
+
+    def header(self) -> list[str]:
+        run = self.run
+        lines = [
+            f"petstore target: {run.target.describe()}",
+            f"petstore run: profile {run.settings.profile}, seed {run.settings.seed} (replay: --contract-seed "
+            f"{run.settings.seed}), run id {run.settings.run_id}, concurrency {run.settings.concurrency}",
+        ]
+        if run.redact.note:
+            lines.append(f"petstore note: {run.redact.note}")
+        self.preflight = self._preflight()
+        if self.preflight:
+            lines.append(f"petstore PROBLEM: {self.preflight}")
+        return lines
+
+    def _preflight(self) -> str:
+        """One request before the run, so an unusable target or key is named once, in one line."""
+        try:
+            answer = self.run.api.get("/pets", params={"limit": 1})
+        except TargetProblem as exc:
+            return str(exc)
+        if answer.status == 401:
+            return f"the configured key was rejected (401 to GET /pets): check {self.run.settings.key_env}"
+        return ""
+
+    def problems(self, exitstatus: int, counters: dict[str, Any]) -> list[str]:
+        found = []
+        if exitstatus == INTERRUPTED:
+            found.append("the run was interrupted before every test ran")
+        spent = self.run.guard.budget_spent()
+        if spent:
+            found.append(spent)
+        breaker = self.run.guard.breaker_open() or ""
+        first = self.run.guard.first_problem
+        if breaker or (first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")):
+            found.append(f"the target did not answer: {first or breaker}")
+        rejected = [r for r in self.records.values() for f in r.findings if f.clause == "auth.accepted"]
+        accepted = [r for r in self.records.values() if r.judged.get("auth.accepted") == "conforms"]
+        if rejected and not accepted:
+            found.append(
+                f"the configured key was rejected on all {len(rejected)} operations asked with it: "
+                f"check {self.run.settings.key_env}"
+            )
+        return found
+
+    def finish(self, exitstatus: int) -> int:
+        if exitstatus in (USAGE_ERROR, INTERNAL_ERROR):
+            return exitstatus  # the one-line error is the outcome; no report claims a verdict
+        counters = self._counters()
+        facts = self.run.facts() | _timing(self.run.settings.started) | counters
+        rows = clause_results(self.records.values())
+        warnings = [w for r in self.records.values() for w in r.warnings]
+        if self.run.redact.note:
+            warnings.append(self.run.redact.note)
+        problems = self.problems(exitstatus, counters)
+        self.result = decide(rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings)
+        self.paths = outputs.write_all(self.result, self.config)
+        if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
+            return exitstatus
+        return self.result.exit_code
+
+    def _counters(self) -> dict[str, Any]:
+        shared = self.run.settings.shared_dir
+        if shared:
+            return merge_counters(shared)
+        return self.run.guard.counters()
+
+    def finish_terminal(self) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or self.result is None:
+            return
+        for line in outputs.final_lines(self.result, self.paths):
+            reporter.write_line(line, bold=line is not None and line.startswith(("Conformant", "Not conformant", "Inconclusive")))
+
+
+def _timing(started: float) -> dict[str, Any]:
+    finished = time.time()
+    iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
+    return {"started": iso(started), "finished": iso(finished), "duration_s": round(finished - started, 2)}
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = config.stash.get(STATE_KEY, None)
+    return state.header() if state is not None else []
+
+
+__all__ = ["INCONCLUSIVE"]

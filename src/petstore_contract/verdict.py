@@ -1,0 +1,142 @@
+"""From test records to clause outcomes and the run's verdict: pure functions over records.
+
+- A clause is *violated* when any test found it broken, else *undecided* when any test could
+  not decide it, else *conforms* when a test judged it and it held, else *not selected*.
+- *Not conformant* when a MUST clause is violated.  Otherwise *inconclusive* when the target
+  could not be judged (a run problem) or a MUST clause is undecided for a blocking reason;
+  clauses undecided because the store is too large to see whole (or too small, or an optional
+  header was not sent) are named but leave the verdict standing.  Otherwise *conformant*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from petstore_contract.clauses import Clause, registry
+from petstore_contract.record import (
+    BLOCKING,
+    CONFORMANT,
+    CONFORMS,
+    INCONCLUSIVE,
+    NOT_CONFORMANT,
+    NOT_SELECTED,
+    NOT_SENT,
+    STORE_TOO_LARGE,
+    UNDECIDED,
+    VIOLATED,
+    ClauseResult,
+    RunResult,
+    TestRecord,
+)
+
+RANK = {NOT_SELECTED: 0, CONFORMS: 1, UNDECIDED: 2, VIOLATED: 3}
+
+
+def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
+    rows = {cid: _row(clause) for cid, clause in registry().items()}
+    for record in records:
+        for cid, outcome in record.judged.items():
+            row = rows.get(cid)
+            if row is None:
+                continue
+            if RANK[outcome] > RANK[row.outcome]:
+                row.outcome = outcome
+            if record.nodeid not in row.tests:
+                row.tests.append(record.nodeid)
+        for finding in record.findings:
+            if finding.clause in rows:
+                rows[finding.clause].findings.append(finding)
+        for note in record.notes:
+            for cid in note.clauses:
+                if cid in rows and rows[cid].outcome == UNDECIDED and note not in rows[cid].notes:
+                    rows[cid].notes.append(note)
+    return list(rows.values())
+
+
+def _row(clause: Clause) -> ClauseResult:
+    return ClauseResult(
+        id=clause.id,
+        section=clause.section,
+        level=clause.level,
+        quote=clause.quote,
+        outcome=NOT_SELECTED,
+        needs_complete_view=clause.complete_view,
+    )
+
+
+def blocking(row: ClauseResult) -> bool:
+    """An undecided MUST clause that leaves the target unjudged (not just a store too large to see)."""
+    if row.level != "MUST" or row.outcome != UNDECIDED:
+        return False
+    return not row.notes or any(note.kind in BLOCKING for note in row.notes)
+
+
+def decide(
+    rows: list[ClauseResult],
+    *,
+    facts: dict[str, Any],
+    problems: list[str],
+    records: list[TestRecord],
+    warnings: list[str],
+) -> RunResult:
+    """The verdict and its one-line reason. ``problems`` are run-level: unreachable, key rejected, budget, interrupted."""
+    violated = [r for r in rows if r.outcome == VIOLATED and r.level == "MUST"]
+    unsure = [r for r in rows if blocking(r)]
+    if violated:
+        verdict = NOT_CONFORMANT
+        reason = f"{len(violated)} of {_must(rows)} MUST clauses violated: {_ids(violated)}"
+    elif not _must(rows):
+        verdict, reason = INCONCLUSIVE, problems[0] if problems else "no MUST clause was judged in this run"
+    elif problems or unsure:
+        verdict = INCONCLUSIVE
+        reason = problems[0] if problems else f"{len(unsure)} MUST clauses undecided: {_why(unsure)}"
+    else:
+        verdict = CONFORMANT
+        reason = _conformant_reason(rows)
+    tests = _test_counts(records)
+    warnings = warnings + [
+        f"{r.id} ({r.level}): {r.findings[0].summary() if r.findings else 'not decided'}"
+        for r in rows
+        if r.level == "SHOULD" and r.outcome == VIOLATED
+    ]
+    return RunResult(verdict, reason, facts, rows, tests, list(dict.fromkeys(warnings)), list(records))
+
+
+def _must(rows: list[ClauseResult]) -> int:
+    return sum(1 for r in rows if r.level == "MUST" and r.outcome != NOT_SELECTED)
+
+
+def _ids(rows: list[ClauseResult], shown: int = 5) -> str:
+    ids = [r.id for r in rows]
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def _why(rows: list[ClauseResult]) -> str:
+    first = rows[0]
+    reason = first.notes[0].reason if first.notes else "no test decided it"
+    return f"{_ids(rows)} ({first.id}: {reason})"
+
+
+def _conformant_reason(rows: list[ClauseResult]) -> str:
+    selected = [r for r in rows if r.outcome != NOT_SELECTED]
+    conform = [r for r in selected if r.outcome == CONFORMS]
+    parts = [f"{len(conform)} of {len(selected)} clauses conform"]
+    whole = [r for r in selected if r.outcome == UNDECIDED and any(n.kind == STORE_TOO_LARGE for n in r.notes)]
+    if whole:
+        parts.append(f"{len(whole)} need a store the suite can see whole: {_ids(whole)}")
+    unsent = [r for r in selected if r.outcome == UNDECIDED and all(n.kind == NOT_SENT for n in r.notes) and r.notes]
+    if unsent:
+        parts.append(f"{len(unsent)} not sent by the target: {_ids(unsent)}")
+    rest = [r for r in selected if r.outcome == UNDECIDED and r not in whole and r not in unsent]
+    if rest:
+        parts.append(f"{len(rest)} undecided: {_ids(rest)}")
+    return "; ".join(parts)
+
+
+def _test_counts(records: Iterable[TestRecord]) -> dict[str, int]:
+    counts = {"tests": 0, CONFORMS: 0, VIOLATED: 0, UNDECIDED: 0, NOT_SELECTED: 0, "error": 0}
+    for record in records:
+        counts["tests"] += 1
+        counts[record.outcome] = counts.get(record.outcome, 0) + 1
+    return counts
