@@ -1,20 +1,22 @@
-"""Run the contract suite against a server as a user would, and read which tests failed.
+"""The one way the project runs the contract suite as a user would: pytest in a subprocess.
 
-Used by the self-test (fault catalog and compliant variants) and by the benchmark: a
-subprocess calling pytest with --base-url and the key in the environment, so that what is
-proved is the real command line.
+Used by the self-tests (fault catalog, compliant variants, hostile targets, parallel runs) and by
+the benchmark.  The key travels in the environment, the verdict comes back from summary.json.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from petstore_contract.spec import suite_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,52 +25,58 @@ ROOT = Path(__file__).resolve().parents[2]
 class SuiteRun:
     exit_code: int
     seconds: float
-    failed: dict[str, set[str]] = field(default_factory=dict)  # test id -> clauses it names
-    passed: int = 0
-    skipped: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)
     output: str = ""
+    reports: dict[str, str] = field(default_factory=dict)  # file name -> its text
 
-    def caught_clauses(self) -> set[str]:
-        return {clause for clauses in self.failed.values() for clause in clauses}
+    @property
+    def verdict(self) -> str:
+        return str(self.summary.get("verdict", "none"))
+
+    def clauses(self, outcome: str) -> set[str]:
+        return {c["id"] for c in self.summary.get("clauses", ()) if c["outcome"] == outcome}
+
+    def violated(self) -> set[str]:
+        return self.clauses("violated")
+
+    def findings(self) -> list[dict[str, Any]]:
+        return [f for c in self.summary.get("clauses", ()) for f in c.get("findings", ())]
+
+    def count(self, name: str) -> int:
+        return int(self.summary.get(name, 0))
 
 
-def run_suite(base_url: str, api_key: str, *args: str, timeout: float = 600) -> SuiteRun:
-    """pytest tests --base-url URL [args], key in PETSTORE_API_KEY; JUnit parsed for the verdict."""
+def run_suite(
+    base_url: str | None,
+    api_key: str | None,
+    *args: str,
+    timeout: float = 600,
+    env: dict[str, str] | None = None,
+    keep: tuple[str, ...] = ("summary.json",),
+    cwd: Path | None = None,
+) -> SuiteRun:
+    """``pytest <suite> [--base-url URL] [args]`` with the key in PETSTORE_API_KEY; reports in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="petstore-selfcheck-") as tmp:
-        junit = Path(tmp) / "junit.xml"
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "tests",
-            "--base-url",
-            base_url,
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={junit}",
-            f"--report-dir={Path(tmp) / 'reports'}",
-            "-o",
-            "junit_family=xunit1",
-            *args,
-        ]
-        env = {**os.environ, "PETSTORE_API_KEY": api_key}
-        env.pop("PETSTORE_BASE_URL", None)
+        reports = Path(tmp) / "reports"
+        command = [sys.executable, "-m", "pytest", str(suite_dir()), "-q", "-p", "no:cacheprovider"]
+        command += [f"--report-dir={reports}", f"--junitxml={reports / 'junit.xml'}", "-o", "junit_family=xunit1"]
+        if base_url:
+            command += ["--base-url", base_url]
+        command += list(args)
+        environment = {**os.environ, **(env or {})}
+        environment.pop("PETSTORE_BASE_URL", None) if base_url else None
+        if api_key is not None:
+            environment["PETSTORE_API_KEY"] = api_key
         started = time.monotonic()
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            command, cwd=cwd or ROOT, env=environment, capture_output=True, text=True, timeout=timeout, check=False
+        )
         run = SuiteRun(done.returncode, time.monotonic() - started, output=done.stdout + done.stderr)
-        if junit.exists():
-            _read_junit(junit, run)
+        summary = reports / "summary.json"
+        if summary.exists():
+            run.summary = json.loads(summary.read_text(encoding="utf-8"))
+        for name in keep:
+            path = reports / name
+            if path.exists():
+                run.reports[name] = path.read_text(encoding="utf-8")
         return run
-
-
-def _read_junit(path: Path, run: SuiteRun) -> None:
-    for case in ET.parse(path).getroot().iter("testcase"):
-        test_id = f"{case.get('classname')}::{case.get('name')}"
-        clauses = {p.get("value", "") for p in case.iter("property") if p.get("name") == "clause"}
-        if case.find("failure") is not None or case.find("error") is not None:
-            run.failed[test_id] = clauses
-        elif case.find("skipped") is not None:
-            run.skipped += 1
-        else:
-            run.passed += 1
