@@ -8,34 +8,118 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import secrets
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 import uvicorn
 
 from petstore_contract.reference.app import build_app
 from petstore_contract.reference.faults import FAULTS
 from petstore_contract.reference.server import bind_loopback
-from petstore_contract.reference.variants import VARIANTS
+from petstore_contract.reference.variants import UNJUDGEABLE, VARIANTS, Variant
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# Bounds of the numeric knobs that adjust the chosen --variant: option dest -> (lowest, highest).
+BOUNDS: dict[str, tuple[int | float, int | float]] = {
+    "preload": (0, 1_000_000),
+    "latency_ms": (0, 60_000),
+    "page_cap": (1, 100),
+    "first_id": (INT64_MIN, INT64_MAX),
+    "background_every": (1, 1_000_000),
+    "throttle_every": (0, 1_000_000),
+}
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad options get one line on stderr (and exit status 2), not the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def one_of(names: list[str], what: str) -> Callable[[str], str]:
+    """An argparse type: one of ``names``, else a one-line error that does not list them all."""
+
+    def check(value: str) -> str:
+        if value not in names:
+            raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (--list shows the {len(names)} {what})")
+        return value
+
+    return check
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m petstore_contract.reference", description=__doc__)
+    parser = OneLineParser(prog="python -m petstore_contract.reference", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
-    parser.add_argument("--variant", choices=sorted(VARIANTS), default="reference", help="a compliant variant")
-    parser.add_argument("--fault", choices=sorted(FAULTS), help="inject one named fault")
+    parser.add_argument(
+        "--variant",
+        type=one_of([*VARIANTS, *UNJUDGEABLE], "variants"),
+        default="reference",
+        metavar="NAME",
+        help="a compliant variant (or an unjudgeable server: " + ", ".join(UNJUDGEABLE) + ")",
+    )
+    parser.add_argument(
+        "--fault", type=one_of(list(FAULTS), "faults"), metavar="NAME", help="inject one named fault (see --list)"
+    )
     parser.add_argument("--list", action="store_true", help="list the variants and faults, then exit")
+    knobs = parser.add_argument_group("knobs (adjust the chosen --variant)")
+    knobs.add_argument("--preload", type=int, metavar="N", help="animals in the store at start-up")
+    order = knobs.add_mutually_exclusive_group()
+    order.add_argument(
+        "--newest-first", dest="newest_first", action="store_true", default=None, help="list newest first"
+    )
+    order.add_argument("--oldest-first", dest="newest_first", action="store_false", help="list oldest first")
+    knobs.add_argument("--page-cap", type=int, metavar="N", help="at most N animals a page (1-100)")
+    knobs.add_argument("--first-id", type=int, metavar="N", help="the first id handed out (an int64)")
+    knobs.add_argument("--latency-ms", type=float, metavar="MS", help="answer every request MS milliseconds late")
+    knobs.add_argument(
+        "--background-writer", action="store_true", default=None, help="add an animal every K-th request"
+    )
+    knobs.add_argument("--background-every", type=int, metavar="K", help="K for --background-writer (default 7)")
+    knobs.add_argument("--throttle-every", type=int, metavar="N", help="answer every N-th request 429 (0: never)")
+    knobs.add_argument("--reject-every-key", action="store_true", default=None, help="answer every request 401")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be between 0 and 65535, got {args.port}")
+    for dest, (low, high) in BOUNDS.items():
+        value = getattr(args, dest)
+        if value is not None and not low <= value <= high:
+            parser.error(f"--{dest.replace('_', '-')} must be between {low} and {high}, got {value}")
     return args
+
+
+def variant_of(args: argparse.Namespace) -> Variant:
+    """The chosen variant, adjusted by the knobs given on the command line."""
+    variant = VARIANTS.get(args.variant) or UNJUDGEABLE[args.variant]
+    changes: dict[str, object] = {
+        name: getattr(args, name)
+        for name in (
+            "preload",
+            "newest_first",
+            "page_cap",
+            "first_id",
+            "background_writer",
+            "background_every",
+            "throttle_every",
+            "reject_every_key",
+        )
+        if getattr(args, name) is not None
+    }
+    if args.latency_ms is not None:
+        changes["latency_seconds"] = args.latency_ms / 1000
+    return dataclasses.replace(variant, **changes) if changes else variant
 
 
 def describe() -> str:
     lines = ["variants:"]
-    lines += [f"  {v.name:<16} {v.summary}" for v in VARIANTS.values()]
+    lines += [f"  {v.name:<24} {v.summary}" for v in VARIANTS.values()]
+    lines.append("unjudgeable (not compliant, fault-free):")
+    lines += [f"  {v.name:<24} {v.summary}" for v in UNJUDGEABLE.values()]
     lines.append("faults:")
     lines += [f"  {f.name:<34} [{f.clause}] {f.description}" for f in FAULTS.values()]
     return "\n".join(lines)
@@ -53,11 +137,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
         return 2
     host, port = sock.getsockname()[:2]
-    print(f"Pet Store reference ({args.variant}{', fault ' + args.fault if args.fault else ''})", flush=True)
+    variant = variant_of(args)
+    adjusted = " (adjusted)" if variant is not VARIANTS.get(args.variant, UNJUDGEABLE.get(args.variant)) else ""
+    print(f"Pet Store reference ({args.variant}{adjusted}{', fault ' + args.fault if args.fault else ''})", flush=True)
     print(f"base URL: http://{host}:{port}/v1", flush=True)
     if "PETSTORE_API_KEY" not in os.environ:
         print(f"API key (made for this run; export PETSTORE_API_KEY to choose one): {key}", flush=True)
-    app = build_app(key, VARIANTS[args.variant], args.fault)
+    app = build_app(key, variant, args.fault)
     config = uvicorn.Config(app, log_level="warning", lifespan="off")
     with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(config).run(sockets=[sock])
