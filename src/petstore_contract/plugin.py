@@ -425,7 +425,7 @@ class Controller:
         return found
 
     def finish(self, exitstatus: int) -> int:
-        if exitstatus in (USAGE_ERROR, INTERNAL_ERROR):
+        if exitstatus in (USAGE_ERROR, INTERNAL_ERROR) or self.config.option.collectonly:
             return exitstatus  # the one-line error is the outcome; no report claims a verdict
         counters = self._counters()
         facts = self.run.facts() | _timing(self.run.settings.started) | counters
