@@ -82,6 +82,10 @@ REDIRECTS = frozenset({301, 302, 303, 307, 308})
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Not shown in a recorded exchange: transport details a replay (curl) sets by itself.
 HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "accept-encoding"})
+# TLS 1.3: a server that wants a client certificate may close before its alert is read.
+_TLS_EOF = (
+    "the target closed the connection during the TLS handshake (does it require a client certificate? --client-cert)"
+)
 _REASONS = (
     ("Connection refused", "connection refused"),
     ("Name or service not known", "host name not found"),
@@ -95,8 +99,8 @@ _REASONS = (
     ("BAD_CERTIFICATE", "the target rejected the client certificate"),
     ("CERTIFICATE_VERIFY_FAILED", "certificate verification failed"),
     ("WRONG_VERSION_NUMBER", "the target does not speak TLS on that port"),
-    ("UNEXPECTED_EOF", "the target closed the connection during the TLS handshake"),
-    ("EOF occurred in violation of protocol", "the target closed the connection during the TLS handshake"),
+    ("UNEXPECTED_EOF", _TLS_EOF),
+    ("EOF occurred in violation of protocol", _TLS_EOF),
     ("Tunnel connection failed", "the proxy refused the tunnel"),
     ("Unable to connect to proxy", "the proxy could not be reached"),
     ("IncompleteRead", "the answer ended before its announced length"),
