@@ -11,6 +11,7 @@ import email.utils
 import gzip
 import itertools
 import os
+import pickle
 import ssl
 import subprocess
 import sys
@@ -247,6 +248,20 @@ def test_gzip_body_is_decoded_and_capped_decoded(make_transport) -> None:
             small.request("GET", "/pets")
 
 
+def test_silent_target_and_echoed_key(make_transport) -> None:
+    with PeerServer(lambda seen: (200, {"X-Echo": seen.headers.get("authorization", "")}, seen.body), delay=0.5) as p:
+        slow = make_transport(p.base_url, timeout=0.2)
+        with pytest.raises(TargetProblem) as caught:
+            slow.request("GET", "/pets")
+        assert one_line(caught.value) == f"GET {p.base_url}/pets: no answer within 0.2 s"
+        answer = make_transport(p.base_url).request("PUT", "/pets/1", body=f'{{"name": "{KEY}"}}'.encode())
+    # The key the target echoes back is recorded as the variable, never in clear.
+    assert answer.body == f'{{"name": "{KEY}"}}'.encode()
+    assert answer.exchange.response_body == '{"name": "$PETSTORE_API_KEY"}'
+    assert answer.exchange.header("X-Echo") == "Bearer $PETSTORE_API_KEY"
+    assert KEY not in repr(answer.exchange)
+
+
 def trickle(seen: Seen) -> Reply:
     def chunks() -> Iterator[bytes]:
         for _ in range(1000):
@@ -295,6 +310,8 @@ def test_spent_budget_sends_nothing(server: PeerServer, make_transport) -> None:
         transport.request("GET", "/pets")
     assert caught.value.kind == "budget"
     assert one_line(caught.value) == "run budget of 30 s spent (--run-budget); request not sent"
+    copied = pickle.loads(pickle.dumps(caught.value))
+    assert (type(copied), copied.kind, str(copied)) == (TargetProblem, "budget", str(caught.value))
     with pytest.raises(TargetProblem):
         transport.session().get(server.base_url + "/pets", timeout=2)
     assert server.requests == [] and transport.guard.counters()["requests"] == 0
@@ -572,6 +589,10 @@ def test_schemathesis_call_through_the_transport_session(make_transport) -> None
         response = case.call(base_url=reference.base_url, session=session, headers=transport.auth_headers())
         assert response.status_code == 200 and response.json() == []
         case.validate_response(response)
+        exchange = transport.exchange(response)
+        assert exchange.status == 200 and exchange.url == f"{reference.base_url}/pets?limit=1"
+        assert ("Authorization", "Bearer $PETSTORE_API_KEY") in exchange.request_headers
+        assert exchange.header("content-type") == "application/json" and exchange.response_body == "[]"
         assert session.headers.get("Authorization") is None  # the key stays out of the shared session
         with pytest.raises(TargetProblem, match="is not the target's origin"):
             case.call(base_url=f"http://127.0.0.1:{free_port()}/v1", session=session, timeout=2)

@@ -136,6 +136,13 @@ class TargetProblem(requests.exceptions.RequestException):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self) -> tuple[Any, ...]:  # keeps ``kind`` when pickled (xdist, Hypothesis)
+        return (_rebuild_problem, (self.message, self.kind, self.exchange))
+
+
+def _rebuild_problem(message: str, kind: str, exchange: record.Exchange | None) -> TargetProblem:
+    return TargetProblem(message, kind=kind, exchange=exchange)
+
 
 @dataclass(frozen=True)
 class TransportOptions:
@@ -811,9 +818,16 @@ class Transport:
             exchange=self.exchange(response),
         )
 
-    def exchange(self, response: requests.Response, problem: str = "") -> record.Exchange:
-        """The redacted record of a request and its answer (also for a Schemathesis call's ``requests`` answer)."""
+    def exchange(self, response: Any, problem: str = "") -> record.Exchange:
+        """The redacted record of a request and its answer.
+
+        ``response`` is a ``requests.Response`` or what ``Case.call`` returns (a Schemathesis
+        ``Response``: same ``request``, ``status_code`` and ``content``, header values as lists).
+        """
         request = response.request
+        pairs: list[tuple[str, str]] = []
+        for name, value in response.headers.items():
+            pairs += [(name, str(v)) for v in value] if isinstance(value, list) else [(name, str(value))]
         return build_exchange(
             self.redact,
             request.method or "GET",
@@ -821,8 +835,8 @@ class Transport:
             request.headers,
             request.body if isinstance(request.body, bytes | str) else None,
             status=response.status_code,
-            response_headers=list(response.headers.items()),
-            response_body=response.content,
+            response_headers=pairs,
+            response_body=response.content or b"",
             problem=problem,
         )
 
