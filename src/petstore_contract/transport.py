@@ -82,6 +82,10 @@ REDIRECTS = frozenset({301, 302, 303, 307, 308})
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Not shown in a recorded exchange: transport details a replay (curl) sets by itself.
 HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "accept-encoding"})
+# TLS 1.3: a server that wants a client certificate may close before its alert is read.
+_TLS_EOF = (
+    "the target closed the connection during the TLS handshake (does it require a client certificate? --client-cert)"
+)
 _REASONS = (
     ("Connection refused", "connection refused"),
     ("Name or service not known", "host name not found"),
@@ -95,8 +99,8 @@ _REASONS = (
     ("BAD_CERTIFICATE", "the target rejected the client certificate"),
     ("CERTIFICATE_VERIFY_FAILED", "certificate verification failed"),
     ("WRONG_VERSION_NUMBER", "the target does not speak TLS on that port"),
-    ("UNEXPECTED_EOF", "the target closed the connection during the TLS handshake"),
-    ("EOF occurred in violation of protocol", "the target closed the connection during the TLS handshake"),
+    ("UNEXPECTED_EOF", _TLS_EOF),
+    ("EOF occurred in violation of protocol", _TLS_EOF),
     ("Tunnel connection failed", "the proxy refused the tunnel"),
     ("Unable to connect to proxy", "the proxy could not be reached"),
     ("IncompleteRead", "the answer ended before its announced length"),
@@ -131,6 +135,13 @@ class TargetProblem(requests.exceptions.RequestException):
 
     def __str__(self) -> str:
         return self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:  # keeps ``kind`` when pickled (xdist, Hypothesis)
+        return (_rebuild_problem, (self.message, self.kind, self.exchange))
+
+
+def _rebuild_problem(message: str, kind: str, exchange: record.Exchange | None) -> TargetProblem:
+    return TargetProblem(message, kind=kind, exchange=exchange)
 
 
 @dataclass(frozen=True)
@@ -807,9 +818,16 @@ class Transport:
             exchange=self.exchange(response),
         )
 
-    def exchange(self, response: requests.Response, problem: str = "") -> record.Exchange:
-        """The redacted record of a request and its answer (also for a Schemathesis call's ``requests`` answer)."""
+    def exchange(self, response: Any, problem: str = "") -> record.Exchange:
+        """The redacted record of a request and its answer.
+
+        ``response`` is a ``requests.Response`` or what ``Case.call`` returns (a Schemathesis
+        ``Response``: same ``request``, ``status_code`` and ``content``, header values as lists).
+        """
         request = response.request
+        pairs: list[tuple[str, str]] = []
+        for name, value in response.headers.items():
+            pairs += [(name, str(v)) for v in value] if isinstance(value, list) else [(name, str(value))]
         return build_exchange(
             self.redact,
             request.method or "GET",
@@ -817,8 +835,8 @@ class Transport:
             request.headers,
             request.body if isinstance(request.body, bytes | str) else None,
             status=response.status_code,
-            response_headers=list(response.headers.items()),
-            response_body=response.content,
+            response_headers=pairs,
+            response_body=response.content or b"",
             problem=problem,
         )
 
