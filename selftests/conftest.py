@@ -2,31 +2,35 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import pytest
 
-from petstore_contract.killmatrix import Outcomes, render, run_catalog
+from petstore_contract.selfcheck.killmatrix import Scenario, render, run_catalog
+from petstore_contract.selfcheck.launcher import SuiteRun
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX_KEY = pytest.StashKey[str]()
+# Suite runs side by side in the catalog; each run is mostly Python work, so a little over the cores.
+PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "3"))
 
 
 @pytest.fixture(scope="session")
-def catalog(pytestconfig: pytest.Config) -> Outcomes:
-    """The contract suite run against every fault and compliant variant (once per session)."""
+def catalog(pytestconfig: pytest.Config) -> dict[Scenario, SuiteRun]:
+    """The contract suite against every fault, variant and unjudgeable target (once per session)."""
     started = time.monotonic()
-    outcomes = run_catalog()
-    matrix = render(outcomes) + f"\n\nself-test wall time: {time.monotonic() - started:.0f} s"
+    results = run_catalog(parallel=PARALLEL)
+    matrix = render(results) + f"\n\nself-test wall time: {time.monotonic() - started:.0f} s"
     pytestconfig.stash[MATRIX_KEY] = matrix
     (ROOT / "reports").mkdir(exist_ok=True)
     (ROOT / "reports" / "kill-matrix.md").write_text(matrix + "\n", encoding="utf-8")
-    return outcomes
+    return results
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     matrix = config.stash.get(MATRIX_KEY, None)
     if matrix:
-        terminalreporter.section("kill matrix (fault -> tests that caught it) and scores")
+        terminalreporter.section("kill matrix (scenario -> verdict, violated clauses, collateral) and scores")
         terminalreporter.write_line(matrix)

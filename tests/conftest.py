@@ -139,7 +139,10 @@ def create_pet(run: Run, api: Api) -> Callable[..., tuple[dict[str, Any], Answer
         pet = _created(answer)
         if pet is None:
             raise undecided(
-                clauses, PRECONDITION, f"POST /pets answered {answer.status} to a valid NewPet", blocked_by="create.created"
+                clauses,
+                PRECONDITION,
+                f"POST /pets answered {answer.status} to a valid NewPet",
+                blocked_by="create.created",
             )
         return pet, answer
 

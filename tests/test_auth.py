@@ -138,7 +138,12 @@ def refused(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, An
 
 def _cases() -> list[Any]:
     return [
-        pytest.param(row_id, cred.clause, id=row_id, marks=[pytest.mark.clause(cred.clause)] + [pytest.mark.writes] * (op.method == "POST"))
+        pytest.param(
+            row_id,
+            cred.clause,
+            id=row_id,
+            marks=[pytest.mark.clause(cred.clause)] + [pytest.mark.writes] * (op.method == "POST"),
+        )
         for row_id, op, cred, _ in _rows(read_only=False)
     ]
 
@@ -175,7 +180,8 @@ def accepted(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, A
 
 @pytest.mark.clause("auth.accepted")
 @pytest.mark.parametrize(
-    "operation", [pytest.param(op.name, id=op.name, marks=[pytest.mark.writes] * (op.method == "POST")) for op in OPERATIONS]
+    "operation",
+    [pytest.param(op.name, id=op.name, marks=[pytest.mark.writes] * (op.method == "POST")) for op in OPERATIONS],
 )
 def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operation: str) -> None:
     answer = accepted[operation]

@@ -159,7 +159,9 @@ def test_client_supplied_id_is_ignored_or_rejected(api: Api, run: Run, judge: Ju
         _created_or_blocked(answer, "create.id.assigned")
         got = expect.parse_json(answer)
         if isinstance(got, dict) and got.get("id") == CLIENT_ID:
-            raise Mismatch("an id the service chose (§2), or a 400 Error", f"the client's id {CLIENT_ID}", answer.exchange)
+            raise Mismatch(
+                "an id the service chose (§2), or a 400 Error", f"the client's id {CLIENT_ID}", answer.exchange
+            )
 
 
 @pytest.mark.clause("create.default-status")

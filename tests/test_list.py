@@ -183,7 +183,9 @@ def test_status_page_is_exactly_the_matching_animals(
 @pytest.mark.parametrize("limit", ["100", "101", "500"])
 def test_never_more_than_100(api: Api, grid: Grid, judge: Judge, limit: str) -> None:
     if grid.known.count(None) <= 100 and grid.cap_seen <= 100:
-        raise undecided("list.limit.maximum", EMPTY_STORE, "the store holds 100 animals or fewer: no page can exceed 100")
+        raise undecided(
+            "list.limit.maximum", EMPTY_STORE, "the store holds 100 animals or fewer: no page can exceed 100"
+        )
     answer = api.get("/pets", params={"limit": limit})
     with judge("list.limit.maximum"):
         expect.no_server_error(answer)

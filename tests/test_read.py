@@ -67,13 +67,19 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
                 continue
             exchange = Exchange.from_dict(probe["exchange"])
             if probe["status"] == 200 and (pet_id in handed_out_later or seeded.whole_before):
-                why = "handed out later to an animal the suite created" if pet_id in handed_out_later else "not in the store"
+                why = (
+                    "handed out later to an animal the suite created"
+                    if pet_id in handed_out_later
+                    else "not in the store"
+                )
                 raise Mismatch(f"404 for id {pet_id} ({why})", f"HTTP 200 with {expect.short(probe['body'])}", exchange)
             if probe["status"] != 200:
                 raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange)
     if not decided and not judge.findings:
         raise undecided(
-            "read.not-found", STORE_TOO_LARGE, "every probed id answered 200 and the store is too large to prove it unknown"
+            "read.not-found",
+            STORE_TOO_LARGE,
+            "every probed id answered 200 and the store is too large to prove it unknown",
         )
 
 

@@ -9,4 +9,8 @@ import pytest
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    return int(pytest.main(["--pyargs", "petstore_contract.suite", "-o", "junit_family=xunit1", "-p", "no:cacheprovider", *args]))
+    return int(
+        pytest.main(
+            ["--pyargs", "petstore_contract.suite", "-o", "junit_family=xunit1", "-p", "no:cacheprovider", *args]
+        )
+    )

@@ -57,7 +57,12 @@ FAILURE_CLAUSES: dict[tuple[str, str, str], str] = {
 
 def clause_for(operation: str, check: str, status: int | None) -> str:
     status_class = "2xx" if status is not None and status < 400 else "4xx"
-    for key in ((operation, check, status_class), (operation, check, "*"), ("*", check, status_class), ("*", check, "*")):
+    for key in (
+        (operation, check, status_class),
+        (operation, check, "*"),
+        ("*", check, status_class),
+        ("*", check, "*"),
+    ):
         if key in FAILURE_CLAUSES:
             return FAILURE_CLAUSES[key]
     return CATCH_ALL
@@ -76,7 +81,9 @@ def rejection_clause(body: Any) -> str:
 
 def load_schema(mode: GenerationMode, *, seed: int, max_examples: int, read_only: bool) -> Any:
     """The spec as a Schemathesis schema for one generation mode."""
-    schema = schemathesis.openapi.from_path(spec_path(), config=SchemathesisConfig.from_path(schemathesis_config_path()))
+    schema = schemathesis.openapi.from_path(
+        spec_path(), config=SchemathesisConfig.from_path(schemathesis_config_path())
+    )
     schema.config.seed = seed
     schema.config.generation.update(modes=[mode], max_examples=max_examples, deterministic=False)
     if read_only:

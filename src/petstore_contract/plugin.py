@@ -49,23 +49,62 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=sorted(profiles.PROFILES),
         help="depth of the generated tests: quick, default (CI gate) or deep (nightly)",
     )
-    add("--contract-seed", dest="petstore_seed", type=int, default=profiles.DEFAULT_SEED, help="seed of the generated tests")
+    add(
+        "--contract-seed",
+        dest="petstore_seed",
+        type=int,
+        default=profiles.DEFAULT_SEED,
+        help="seed of the generated tests",
+    )
     add("--request-timeout", dest="petstore_timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per answer")
-    add("--concurrency", dest="petstore_concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
-        help=f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)")
+    add(
+        "--concurrency",
+        dest="petstore_concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)",
+    )
     add("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
     add("--client-cert", dest="petstore_client_cert", metavar="FILE", help="client certificate (PEM) for mutual TLS")
     add("--client-key", dest="petstore_client_key", metavar="FILE", help="the client certificate's key (PEM)")
-    add("--no-proxy-env", action="store_true", dest="petstore_no_proxy_env",
-        help="ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (they apply to non-loopback targets by default)")
-    add("--report-dir", dest="petstore_report_dir", default=None, metavar="DIR",
-        help="where report.html, summary.md, summary.json go (default ./reports)")
-    add("--run-budget", dest="petstore_run_budget", type=float, default=None, metavar="SECONDS",
-        help="seconds for the whole run; once spent, nothing more is sent and the run is inconclusive")
-    add("--max-body-bytes", dest="petstore_max_body", type=int, default=4_000_000, metavar="BYTES",
-        help="read at most this much of an answer body (default 4000000)")
-    add("--circuit-breaker", dest="petstore_trip_after", type=int, default=3, metavar="N",
-        help="send nothing more after N requests in a row got no answer (default 3; 0: never)")
+    add(
+        "--no-proxy-env",
+        action="store_true",
+        dest="petstore_no_proxy_env",
+        help="ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (they apply to non-loopback targets by default)",
+    )
+    add(
+        "--report-dir",
+        dest="petstore_report_dir",
+        default=None,
+        metavar="DIR",
+        help="where report.html, summary.md, summary.json go (default ./reports)",
+    )
+    add(
+        "--run-budget",
+        dest="petstore_run_budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds for the whole run; once spent, nothing more is sent and the run is inconclusive",
+    )
+    add(
+        "--max-body-bytes",
+        dest="petstore_max_body",
+        type=int,
+        default=4_000_000,
+        metavar="BYTES",
+        help="read at most this much of an answer body (default 4000000)",
+    )
+    add(
+        "--circuit-breaker",
+        dest="petstore_trip_after",
+        type=int,
+        default=3,
+        metavar="N",
+        help="send nothing more after N requests in a row got no answer (default 3; 0: never)",
+    )
 
 
 # -- the run ----------------------------------------------------------------------------------------
@@ -174,8 +213,11 @@ def _check_options(option: Any) -> None:
         raise pytest.UsageError(f"--concurrency must be at most 64, got {option.petstore_concurrency}")
     if bool(option.petstore_client_cert) != bool(option.petstore_client_key) and option.petstore_client_key:
         raise pytest.UsageError("--client-key needs --client-cert")
-    for name, path in (("--client-cert", option.petstore_client_cert), ("--client-key", option.petstore_client_key),
-                       ("--ca-bundle", option.petstore_ca_bundle)):
+    for name, path in (
+        ("--client-cert", option.petstore_client_cert),
+        ("--client-key", option.petstore_client_key),
+        ("--ca-bundle", option.petstore_ca_bundle),
+    ):
         if path and not Path(path).is_file():
             raise pytest.UsageError(f"{name}: no such file: {path}")
 
@@ -330,7 +372,11 @@ def _failure_text(record: TestRecord) -> str:
     for finding in record.findings[:3]:
         if finding.exchange is not None:
             exchange = finding.exchange
-            lines += ["", f"{finding.clause}: replay: {exchange.curl()}", f"  answered HTTP {exchange.status}: {exchange.response_body[:500]}"]
+            lines += [
+                "",
+                f"{finding.clause}: replay: {exchange.curl()}",
+                f"  answered HTTP {exchange.status}: {exchange.response_body[:500]}",
+            ]
     return "\n".join(lines)
 
 
@@ -413,7 +459,9 @@ class Controller:
             found.append(spent)
         breaker = self.run.guard.breaker_open() or ""
         first = self.run.guard.first_problem
-        if breaker or (first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")):
+        if breaker or (
+            first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")
+        ):
             found.append(f"the target did not answer: {first or breaker}")
         rejected = [r for r in self.records.values() for f in r.findings if f.clause == "auth.accepted"]
         accepted = [r for r in self.records.values() if r.judged.get("auth.accepted") == "conforms"]
@@ -434,7 +482,9 @@ class Controller:
         if self.run.redact.note:
             warnings.append(self.run.redact.note)
         problems = self.problems(exitstatus, counters)
-        self.result = decide(rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings)
+        self.result = decide(
+            rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings
+        )
         self.paths = outputs.write_all(self.result, self.config)
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
             return exitstatus
@@ -451,7 +501,9 @@ class Controller:
         if reporter is None or self.result is None:
             return
         for line in outputs.final_lines(self.result, self.paths):
-            reporter.write_line(line, bold=line is not None and line.startswith(("Conformant", "Not conformant", "Inconclusive")))
+            reporter.write_line(
+                line, bold=line is not None and line.startswith(("Conformant", "Not conformant", "Inconclusive"))
+            )
 
 
 def _timing(started: float) -> dict[str, Any]:

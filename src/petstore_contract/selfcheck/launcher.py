@@ -18,7 +18,7 @@ from typing import Any
 
 from petstore_contract.spec import suite_dir
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @dataclass

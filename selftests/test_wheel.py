@@ -1,0 +1,94 @@
+"""A wheel built from the repository installs into a fresh virtual environment and, from an empty
+directory, runs the suite against a server started with ``python -m petstore_contract.reference``.
+
+The fresh environment gets the wheel itself; its dependencies are borrowed from this environment's
+site-packages (a path line, which does not activate this checkout's editable install), so the test
+needs no network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import site
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "wheel-test-key-0123456789"
+
+
+@pytest.fixture(scope="module")
+def wheel_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    build = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(build), str(ROOT)],
+        check=True,
+        timeout=300,
+    )
+    wheel = next(build.glob("petstore_contract-*.whl"))
+    env_dir = tmp_path_factory.mktemp("venv") / "env"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    purelib = subprocess.check_output(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+    ).strip()
+    (Path(purelib) / "borrowed-deps.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", purelib, str(wheel)],
+        check=True,
+        timeout=300,
+    )
+    return python
+
+
+def test_installed_wheel_runs_the_suite_from_an_empty_directory(wheel_env: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty dir"
+    empty.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "PYTHONPATH"))}
+    server = subprocess.Popen(
+        [str(wheel_env), "-m", "petstore_contract.reference", "--port", "0"],
+        cwd=empty,
+        env={**env, "PETSTORE_API_KEY": KEY},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(2)]
+        base_url = lines[-1].removeprefix("base URL:").strip()
+        assert base_url.startswith("http://127.0.0.1:"), base_url
+        reports = empty / "my reports"
+        done = subprocess.run(
+            [
+                str(wheel_env),
+                "-m",
+                "petstore_contract.cli",
+                "--base-url",
+                base_url,
+                "--report-dir",
+                str(reports),
+                "--contract-profile",
+                "quick",
+            ],
+            cwd=empty,
+            env={**env, "PETSTORE_API_KEY": KEY},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verdict"] == "conformant"
+    assert summary["tests"]["tests"] > 200
+    location = subprocess.check_output(
+        [str(wheel_env), "-c", "import petstore_contract; print(petstore_contract.__file__)"], text=True
+    )
+    assert str(ROOT) not in location, f"the checkout was imported, not the wheel: {location}"

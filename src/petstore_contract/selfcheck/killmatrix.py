@@ -1,0 +1,143 @@
+"""The suite against every fault (on an empty and on a preloaded store), every compliant variant
+and every target it cannot judge: the kill matrix, collateral included, and the scores.
+
+A fault is *caught* when the run is not conformant, its clause is violated, and no clause outside
+the fault's declared dependants is (collateral).  On a preloaded store a fault that needs the
+whole store in view may instead leave its clause undecided.  A compliant variant must end
+conformant; an unjudgeable target must end inconclusive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import secrets
+import socket
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS, BackgroundServer, build_app
+from petstore_contract.reference.variants import Variant
+from petstore_contract.selfcheck.launcher import SuiteRun, run_suite
+
+PRELOAD = 400
+EMPTY, PRELOADED = "empty", "preloaded"
+QUICK = ("--contract-profile", "quick")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    kind: str  # fault | variant | unjudgeable
+    name: str
+    store: str = EMPTY
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.store})" if self.kind == "fault" else self.name
+
+
+def scenarios(stores: Iterable[str] = (EMPTY, PRELOADED)) -> list[Scenario]:
+    found = [Scenario("fault", name, store) for name in FAULTS for store in stores]
+    found += [Scenario("variant", name) for name in VARIANTS]
+    found += [
+        Scenario("unjudgeable", name) for name in ("closed-port", "blackhole", "rejects-every-key", "over-budget")
+    ]
+    return found
+
+
+def _variant(scenario: Scenario) -> Variant:
+    if scenario.kind == "variant":
+        return VARIANTS[scenario.name]
+    if scenario.kind == "unjudgeable" and scenario.name in UNJUDGEABLE:
+        return UNJUDGEABLE[scenario.name]
+    if scenario.name == "over-budget":
+        return VARIANTS["slow"]
+    return dataclasses.replace(REFERENCE, preload=PRELOAD) if scenario.store == PRELOADED else REFERENCE
+
+
+@contextlib.contextmanager
+def _blackhole() -> Iterator[str]:
+    """A port that accepts connections (the kernel's backlog) and never answers."""
+    with socket.create_server(("127.0.0.1", 0), backlog=64) as listener:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+
+
+def _closed_port() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+
+
+def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> SuiteRun:
+    key = "selfcheck-" + secrets.token_urlsafe(12)
+    hostile = ("--request-timeout", "1", "--circuit-breaker", "3")
+    if scenario.name == "closed-port":
+        return run_suite(_closed_port(), key, *suite_args, *hostile)
+    if scenario.name == "blackhole":
+        with _blackhole() as url:
+            return run_suite(url, key, *suite_args, *hostile)
+    budget = ("--run-budget", "3") if scenario.name == "over-budget" else ()
+    fault = scenario.name if scenario.kind == "fault" else None
+    with BackgroundServer(build_app(key, _variant(scenario), fault)) as server:
+        return run_suite(server.base_url, key, *suite_args, *budget)
+
+
+def run_catalog(chosen: Iterable[Scenario] | None = None, parallel: int = 3) -> dict[Scenario, SuiteRun]:
+    todo = list(chosen if chosen is not None else scenarios())
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        return dict(zip(todo, pool.map(run_scenario, todo), strict=True))
+
+
+def collateral(scenario: Scenario, run: SuiteRun) -> set[str]:
+    fault = FAULTS[scenario.name]
+    return run.violated() - {fault.clause, *fault.dependants}
+
+
+def caught(scenario: Scenario, run: SuiteRun) -> bool:
+    fault = FAULTS[scenario.name]
+    return run.verdict == "not_conformant" and fault.clause in run.violated() and not collateral(scenario, run)
+
+
+def acceptable(scenario: Scenario, run: SuiteRun) -> bool:
+    """What the self-test demands of each scenario."""
+    if scenario.kind == "variant":
+        return run.verdict == "conformant" and run.exit_code == 0
+    if scenario.kind == "unjudgeable":
+        return run.verdict == "inconclusive" and run.exit_code == 6
+    if caught(scenario, run):
+        return True
+    fault = FAULTS[scenario.name]
+    undecided = fault.clause in run.clauses("undecided") and not collateral(scenario, run)
+    return scenario.store == PRELOADED and fault.needs_complete_view and undecided
+
+
+def render(results: dict[Scenario, SuiteRun]) -> str:
+    """The kill matrix in Markdown: every scenario, what the suite said, collateral, and the scores."""
+    lines = ["| scenario | clause | verdict | violated | collateral | ok |", "|---|---|---|---|---|---|"]
+    for scenario, run in sorted(results.items(), key=lambda item: (item[0].kind, item[0].name, item[0].store)):
+        clause = FAULTS[scenario.name].clause if scenario.kind == "fault" else "-"
+        extra = sorted(collateral(scenario, run)) if scenario.kind == "fault" else []
+        ok = "yes" if acceptable(scenario, run) else "**NO**"
+        violated = ", ".join(sorted(run.violated())) or "-"
+        lines.append(
+            f"| {scenario.kind}: `{scenario.label}` | {clause} | {run.verdict} | {violated} | "
+            f"{', '.join(extra) or '-'} | {ok} |"
+        )
+    lines += ["", *score_lines(results)]
+    return "\n".join(lines)
+
+
+def score_lines(results: dict[Scenario, SuiteRun]) -> list[str]:
+    lines = []
+    for kind, title in (
+        ("fault", "faults caught"),
+        ("variant", "compliant servers passed"),
+        ("unjudgeable", "unjudgeable targets inconclusive"),
+    ):
+        chosen = [(s, r) for s, r in results.items() if s.kind == kind]
+        good = sum(acceptable(s, r) for s, r in chosen)
+        lines.append(f"{title}: {good}/{len(chosen)}")
+    extra = sum(len(collateral(s, r)) for s, r in results.items() if s.kind == "fault")
+    lines.append(f"collateral clauses over all fault runs: {extra}")
+    return lines
