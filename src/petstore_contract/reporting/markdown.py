@@ -16,8 +16,8 @@ from petstore_contract.reporting import view
 LIMIT = 60_000  # bytes (UTF-8); GitHub refuses a step summary over 1 MiB, and reads best far below
 DETAILED = 20
 LINE_LIMIT = 300
-QUOTE_LIMIT = 600
-CURL_LIMIT = 1_500
+QUOTE_LIMIT = 400
+CURL_LIMIT = 1_200
 FACTS = ("target", "base_url", "mode", "profile", "seed", "started", "duration_s", "requests", "writes", "throttled")
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _LEADING = re.compile(r"^([#>+=-])")
@@ -60,8 +60,6 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
     word = view.VERDICT_WORDS.get(result.verdict, result.verdict)
     icon = {"conformant": "✅", "not_conformant": "❌"}.get(result.verdict, "⚠️")
     lines = [f"## {icon} Pet Store contract: {word}", "", f"**{text(view.verdict_line(result), 2_000)}**", ""]
-    if result.reason and result.reason not in view.verdict_line(result):
-        lines += [text(result.reason, 1_000), ""]
     facts = view.public_facts(result.facts)
     shown = [(view.FACT_LABELS[n], view.fact_text(n, facts[n])) for n in FACTS if n in facts]
     if shown:
@@ -78,7 +76,7 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
     if others:
         lines += ["| Clause | Section | Level | Outcome | Why |", "|---|---|---|---|---|"]
         for c in others:
-            why = text(view.why(c), 160)
+            why = text(view.why(c, 100), 200)
             lines.append(f"| {code(c.id)} | {text(c.section)} | {c.level} | {view.OUTCOME_WORDS[c.outcome]} | {why} |")
         lines.append("")
     if violated:
@@ -91,14 +89,15 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
             ids = ", ".join(code(c.id) for c in rest[:40]) + (f" and {len(rest) - 40} more" if len(rest) > 40 else "")
             lines += [f"And {len(rest)} more violated clauses ({findings:,} findings): {ids}.", ""]
     should = view.violated_should(result)
-    if should or result.warnings:
+    warnings = view.other_warnings(result)
+    if should or warnings:
         lines += ["### Warnings", ""]
         lines += [
             f"- {code(c.id)} (SHOULD, {text(c.section)}): {text(view.first_line(c), 2 * LINE_LIMIT)}"
             for c in should[:20]
         ]
-        lines += [f"- {text(w)}" for w in result.warnings[:20]]
-        hidden = max(0, len(should) - 20) + max(0, len(result.warnings) - 20)
+        lines += [f"- {text(w)}" for w in warnings[:20]]
+        hidden = max(0, len(should) - 20) + max(0, len(warnings) - 20)
         lines += [f"- and {hidden} more"] if hidden else []
         lines.append("")
     lines += ["Full evidence (every finding, response bodies): `report.html`; machine-readable: `summary.json`.", ""]

@@ -24,7 +24,7 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     lines += _undecided(result)
     for clause in view.violated_should(result)[:SHOWN]:
         lines.append("warning (SHOULD) " + view.first_line(clause))
-    for warning in result.warnings[:SHOWN]:
+    for warning in view.other_warnings(result)[:SHOWN]:
         lines.append("warning: " + cut(warning, LINE))
     if paths:
         lines.append("reports: " + ", ".join(str(p) for p in paths.values()))

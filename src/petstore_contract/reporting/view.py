@@ -74,13 +74,16 @@ FACT_LABELS = {
     "mode": "Mode",
     "profile": "Profile",
     "seed": "Seed",
+    "run_id": "Run id",
     "concurrency": "Concurrency",
     "started": "Started",
     "finished": "Finished",
     "duration_s": "Duration",
     "requests": "Requests",
     "writes": "Writes",
+    "no_answer": "Requests unanswered",
     "throttled": "Throttled answers",
+    "throttle_wait_s": "Waited for throttling",
     "suite_version": "Suite version",
     "spec_sha256": "Spec SHA-256",
     "key_env": "API key from",
@@ -88,7 +91,11 @@ FACT_LABELS = {
 }
 
 TIMES = "\u00d7"  # the multiplication sign of a folded count: "\u00d712"
-LINE = 240  # a one-line value (a why, a terminal line) is cut here
+LINE = 240
+REASON_LIMIT = 500  # the verdict line's reason
+FACT_LIMIT = 300
+COUNTED_FACTS = frozenset({"requests", "writes", "no_answer", "throttled", "concurrency"})  # shown as 1,873
+REPLAY_LIMIT = 4_000  # a one-line value (a why, a terminal line) is cut here
 NAMES_SHOWN = 5
 
 
@@ -108,17 +115,21 @@ def public_facts(facts: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def fact_text(name: str, value: Any) -> str:
-    """One fact as a person reads it."""
+def fact_text(name: str, value: Any, limit: int = FACT_LIMIT) -> str:
+    """One fact as a person reads it, cut to ``limit`` characters (the replay command to more)."""
+    return cut(_fact_text(name, value), REPLAY_LIMIT if name == "replay" else limit)
+
+
+def _fact_text(name: str, value: Any) -> str:
     if value is None or value == "":
         return "-"
-    if name == "duration_s" and isinstance(value, int | float):
+    if name.endswith("_s") and isinstance(value, int | float) and not isinstance(value, bool):
         return duration(float(value))
     if name == "key_env":
         return f"${value} (the key itself is never written)"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, int):
+    if isinstance(value, int) and name in COUNTED_FACTS:
         return f"{value:,}"
     return str(value)
 
@@ -179,7 +190,7 @@ def kind_of(clause: ClauseResult) -> str:
     return note.kind if note else OTHER
 
 
-def why(clause: ClauseResult) -> str:
+def why(clause: ClauseResult, limit: int = LINE) -> str:
     """The matrix's one-line why."""
     if clause.outcome == VIOLATED:
         folded = fold(clause.findings)
@@ -187,15 +198,16 @@ def why(clause: ClauseResult) -> str:
             return "violated (no finding recorded)"
         first = folded[0].finding
         more = len(clause.findings) - folded[0].count
-        tail = f" (+{more:,} more finding{'s' if more != 1 else ''})" if more else ""
-        count = f"{TIMES}{folded[0].count} " if folded[0].count > 1 else ""
-        return count + cut(f"expected {first.expected}; observed {first.observed}", LINE) + tail
+        notes = [f"{TIMES}{folded[0].count}"] if folded[0].count > 1 else []
+        notes += [f"+{more:,} more finding{'s' if more != 1 else ''}"] if more else []
+        tail = f" ({'; '.join(notes)})" if notes else ""
+        return cut(f"expected {first.expected}; observed {first.observed}", limit) + tail
     if clause.outcome == UNDECIDED:
         note = main_note(clause)
         if note is None:
             return "undecided (no reason recorded)"
         blocked = f" (blocked by {note.blocked_by})" if note.blocked_by else ""
-        return cut(f"{KIND_WORDS.get(note.kind, note.kind)}: {note.reason}{blocked}", LINE)
+        return cut(f"{KIND_WORDS.get(note.kind, note.kind)}: {note.reason}{blocked}", limit)
     if clause.outcome == NOT_SELECTED:
         return "no test of this clause was selected in this run"
     count = len(clause.tests)
@@ -260,24 +272,28 @@ def names(ids: list[str], shown: int = NAMES_SHOWN) -> str:
 
 
 def verdict_line(result: RunResult) -> str:
-    """The run in one line, the same in the terminal, HTML, Markdown and summary.json."""
+    """The run in one line, the same in the terminal, HTML, Markdown, JUnit and summary.json.
+
+    The verdict's own one-line reason (the plugin's, from the verdict rules) is the line; only a
+    result without one gets the line ``describe`` writes from the clause rows.
+    """
     word = VERDICT_WORDS.get(result.verdict, result.verdict)
+    reason = " ".join(result.reason.split())
+    return f"{word}: {cut(reason or describe(result), REASON_LIMIT)}"
+
+
+def describe(result: RunResult) -> str:
+    """The verdict's reason written from the clause rows (for a result that carries none)."""
     selected = [c for c in result.clauses if c.outcome != NOT_SELECTED]
-    not_selected = len(result.clauses) - len(selected)
-    tail = f"; {not_selected} not selected" if not_selected else ""
     if result.verdict == NOT_CONFORMANT:
         broken = [c.id for c in violated_must(result)]
         must = sum(1 for c in selected if c.level == "MUST")
-        if not broken:  # the plugin judged so for a reason of its own: say it
-            return f"{word}: {result.reason}"
-        return f"{word}: {len(broken)} of {must} MUST clauses violated ({names(broken)}){tail}"
+        return f"{len(broken)} of {must} MUST clauses violated ({names(broken)})"
     if result.verdict == INCONCLUSIVE:
-        if result.reason:
-            return f"{word}: {result.reason}"
-        blocked = [c.id for c in selected if c.outcome == UNDECIDED and kind_of(c) in BLOCKING]
-        return f"{word}: {len(blocked)} clauses could not be decided ({names(blocked)})"
+        blocked = [c.id for c in selected if c.outcome == UNDECIDED and c.level == "MUST" and kind_of(c) in BLOCKING]
+        return f"{len(blocked)} MUST clauses could not be decided ({names(blocked)})"
     conform = sum(1 for c in selected if c.outcome == CONFORMS)
-    parts = [f"{word}: {conform} of {len(selected)} clauses conform"]
+    parts = [f"{conform} of {len(selected)} clauses conform"]
     groups: dict[str, list[str]] = {}
     for clause in selected:
         if clause.outcome == UNDECIDED:
@@ -288,4 +304,10 @@ def verdict_line(result: RunResult) -> str:
     should = [c.id for c in violated_should(result)]
     if should:
         parts.append(f"{len(should)} SHOULD clause{'s' if len(should) != 1 else ''} not met (warning): {names(should)}")
-    return "; ".join(parts) + tail
+    return "; ".join(parts)
+
+
+def other_warnings(result: RunResult) -> list[str]:
+    """``result.warnings`` but those that only repeat a SHOULD clause shown in full beside them."""
+    shown = tuple(f"{c.id} (" for c in violated_should(result))
+    return [w for w in result.warnings if not (shown and w.startswith(shown))]
