@@ -78,11 +78,9 @@ def facts(base_url: str = BASE_URL, **changes: Any) -> dict[str, Any]:
         "suite_version": "0.1.0",
         "spec_sha256": "9f2c" * 16,
         "key_env": KEY_VARIABLE,
-        "replay": (
-            "python -m pytest --base-url http://127.0.0.1:8765/v1 --contract-profile standard --contract-seed 1234567"
-        ),
     }
     data.update(changes)
+    data["replay"] = f"pytest --pyargs petstore_contract --base-url {data['base_url']} --contract-seed {data['seed']}"
     return data
 
 

@@ -14,7 +14,18 @@ from typing import Any
 
 import jinja2
 
-from petstore_contract.record import BODY_EXCERPT, NOT_SELECTED, UNDECIDED, ClauseResult, Exchange, RunResult, cut
+from petstore_contract.record import (
+    BODY_EXCERPT,
+    NOT_SELECTED,
+    OTHER,
+    UNDECIDED,
+    VIOLATED,
+    ClauseResult,
+    Exchange,
+    Note,
+    RunResult,
+    cut,
+)
 from petstore_contract.reporting import view
 
 CURL_LIMIT = 20_000  # longer commands are cut (and are no longer runnable: the page says so)
@@ -55,10 +66,16 @@ def context(result: RunResult) -> dict[str, Any]:
         "facts": [row for row in facts if row[0] != "replay"],
         "replay": next((text for name, _, text in facts if name == "replay"), ""),
         "tests": view.tests_text(result.tests),
-        "counts": view.outcome_counts(result),
+        "counts": view.outcome_counts(result)
+        | {
+            "violated": len(view.violated_must(result)),
+            "should": len(view.violated_should(result)),
+        },
         "matrix": [_row(c, sections, undecided) for c in result.clauses],
         "violated": [_section(c) for c in view.violated_must(result)],
-        "undecided": [_undecided(c) for c in undecided],
+        "undecided": _undecided(undecided),
+        "undecided_count": len(undecided),
+        "warning_count": len(view.violated_should(result)) + len(view.other_warnings(result)),
         "should": [_section(c) for c in view.violated_should(result)],
         "warnings": [cut(w, TEXT_LIMIT) for w in view.other_warnings(result)],
         "not_selected": [c.id for c in result.clauses if c.outcome == NOT_SELECTED],
@@ -81,10 +98,16 @@ def _row(clause: ClauseResult, sections: set[str], undecided: list[ClauseResult]
         "href": href,
         "section": clause.section,
         "level": clause.level,
-        "outcome": clause.outcome,
-        "outcome_word": view.OUTCOME_WORDS.get(clause.outcome, clause.outcome),
+        **_outcome(clause),
         "why": view.why(clause),
     }
+
+
+def _outcome(clause: ClauseResult) -> dict[str, str]:
+    """The outcome's CSS class and word: a SHOULD clause not met is a warning, not a violation."""
+    if clause.outcome == VIOLATED and clause.level != "MUST":
+        return {"outcome": "warning", "outcome_word": "not met (SHOULD)"}
+    return {"outcome": clause.outcome, "outcome_word": view.OUTCOME_WORDS.get(clause.outcome, clause.outcome)}
 
 
 def _section(clause: ClauseResult) -> dict[str, Any]:
@@ -137,23 +160,28 @@ def _exchange(exchange: Exchange) -> dict[str, Any]:
     }
 
 
-def _undecided(clause: ClauseResult) -> dict[str, Any]:
-    return {
-        "id": clause.id,
-        "anchor": "undecided-" + view.anchor(clause.id),
-        "section": clause.section,
-        "level": clause.level,
-        "notes": [
-            {
-                "kind": view.KIND_WORDS.get(note.kind, note.kind),
-                "reason": cut(note.reason, TEXT_LIMIT),
-                "blocked_by": note.blocked_by,
-            }
-            for note in clause.notes
-        ]
-        or [{"kind": "other", "reason": "no reason recorded", "blocked_by": ""}],
-        "complete_view": clause.needs_complete_view,
-    }
+def _undecided(clauses: list[ClauseResult]) -> list[dict[str, Any]]:
+    """Undecided clauses grouped by their reason (a refused target leaves all of them with one)."""
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for clause in clauses:
+        notes = clause.notes or [Note((clause.id,), OTHER, "no reason recorded")]
+        for note in notes:
+            key = (note.kind, note.reason, note.blocked_by)
+            group = groups.setdefault(
+                key,
+                {
+                    "kind": view.KIND_WORDS.get(note.kind, note.kind),
+                    "reason": cut(note.reason, TEXT_LIMIT),
+                    "blocked_by": note.blocked_by,
+                    "clauses": [],
+                },
+            )
+            if not any(c["id"] == clause.id for c in group["clauses"]):
+                # the clause's anchor sits on its first mention only: an id is unique in a page
+                first = not any(c["id"] == clause.id for g in groups.values() for c in g["clauses"])
+                anchor = "undecided-" + view.anchor(clause.id) if first else ""
+                group["clauses"].append({"id": clause.id, "anchor": anchor, "level": clause.level})
+    return list(groups.values())
 
 
 def _appendix(clause: ClauseResult) -> dict[str, Any]:
@@ -164,8 +192,7 @@ def _appendix(clause: ClauseResult) -> dict[str, Any]:
         "level": clause.level,
         "quote": clause.quote,
         "statement": _statement(clause.id),
-        "outcome": clause.outcome,
-        "outcome_word": view.OUTCOME_WORDS.get(clause.outcome, clause.outcome),
+        **_outcome(clause),
         "tests": len(clause.tests),
     }
 
