@@ -250,7 +250,11 @@ def not_conformant(long: int = LONG) -> RunResult:
         elif cid == "orders.available":
             clauses.append(_row(cid, NOT_SELECTED))
         elif cid == "list.status.found":
-            note = Note((cid,), STORE_TOO_LARGE, "the store holds more animals than one page can show: " + "z" * long)
+            note = Note(
+                (cid,),
+                STORE_TOO_LARGE,
+                "the store holds more animals than one page can show: " + ("z" * long or "12,408"),
+            )
             clauses.append(_row(cid, UNDECIDED, notes=[note]))
         else:
             clauses.append(_row(cid, CONFORMS))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from petstore_contract.record import CONFORMS, NOT_SELECTED, UNDECIDED, ClauseResult, RunResult, cut
+from petstore_contract.record import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED, ClauseResult, RunResult, cut
 from petstore_contract.reporting import view
 
 LIMIT = 60_000  # bytes (UTF-8); GitHub refuses a step summary over 1 MiB, and reads best far below
@@ -67,18 +67,22 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
         lines += ["| " + " | ".join(code(value, 120) for _, value in shown) + " |", ""]
     counts = view.outcome_counts(result)
     lines += [
-        f"Clauses: {counts[CONFORMS]} conform, {counts['violated']} violated, {counts[UNDECIDED]} undecided"
+        f"Clauses: {counts[CONFORMS]} conform, {len(violated)} violated"
+        + (f", {len(view.violated_should(result))} SHOULD not met" if view.violated_should(result) else "")
+        + f", {counts[UNDECIDED]} undecided"
         + (f", {counts[NOT_SELECTED]} not selected" if counts[NOT_SELECTED] else "")
         + f". Tests: {view.tests_text(result.tests)}. Exit code {result.exit_code}.",
         "",
     ]
-    others = [c for c in result.clauses if c.outcome not in (CONFORMS, NOT_SELECTED)]
-    if others:
+    broken = [c for c in result.clauses if c.outcome == VIOLATED]
+    if broken:
         lines += ["| Clause | Section | Level | Outcome | Why |", "|---|---|---|---|---|"]
-        for c in others:
+        for c in broken:
             why = text(view.why(c, 100), 200)
-            lines.append(f"| {code(c.id)} | {text(c.section)} | {c.level} | {view.OUTCOME_WORDS[c.outcome]} | {why} |")
+            outcome = "violated" if c.level == "MUST" else "not met (warning)"
+            lines.append(f"| {code(c.id)} | {text(c.section)} | {c.level} | {outcome} | {why} |")
         lines.append("")
+    lines += _undecided(result)
     if violated:
         lines += [f"### Violated clauses ({len(violated)})", ""]
         for clause in violated[:detailed]:
@@ -93,7 +97,7 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
     if should or warnings:
         lines += ["### Warnings", ""]
         lines += [
-            f"- {code(c.id)} (SHOULD, {text(c.section)}): {text(view.first_line(c), 2 * LINE_LIMIT)}"
+            f"- {code(c.id)} (SHOULD, {text(c.section)}): {text(view.first_line(c).removeprefix(c.id + ': '), 600)}"
             for c in should[:20]
         ]
         lines += [f"- {text(w)}" for w in warnings[:20]]
@@ -102,6 +106,25 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
         lines.append("")
     lines += ["Full evidence (every finding, response bodies): `report.html`; machine-readable: `summary.json`.", ""]
     return "\n".join(lines)
+
+
+def _undecided(result: RunResult) -> list[str]:
+    """Undecided clauses, one line per reason (a refused target leaves every clause with the same one)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for clause in result.clauses:
+        if clause.outcome == UNDECIDED:
+            note = view.main_note(clause)
+            key = (note.kind, note.reason) if note else ("other", "no reason recorded")
+            groups.setdefault(key, []).append(clause.id)
+    if not groups:
+        return []
+    lines = [f"**Undecided ({sum(len(ids) for ids in groups.values())}):**", ""]
+    for (kind, reason), ids in list(groups.items())[:20]:
+        listed = ", ".join(code(cid) for cid in ids[:12]) + (f" and {len(ids) - 12} more" if len(ids) > 12 else "")
+        lines.append(f"- {text(view.KIND_WORDS.get(kind, kind))}: {text(reason)} ({listed})")
+    if len(groups) > 20:
+        lines.append(f"- and {len(groups) - 20} more reasons")
+    return [*lines, ""]
 
 
 def _clause(clause: ClauseResult) -> list[str]:
