@@ -1,261 +1,562 @@
-"""The reports of a contract run: what QA and vendors read, and that the API key is in none of them.
+"""The reports of a run, rendered from its records: what QA, CI and vendors read.
 
-Each run is the contract suite as a user starts it (a subprocess, the key in the environment);
-the tests read the files it wrote and what it printed.  The key-leak runs talk to a server that
-echoes the credentials back in a response header and in its JSON bodies, with a fault that makes
-most error answers fail, so that those answers end up in failure messages, exchanges and curl lines.
+Each test renders run results built as data (selftests/reportdata.py): a conformant run, a
+not-conformant one with 150 findings over 12 clauses and 10,000-character names, URLs and bodies,
+and an inconclusive one (the target refused).  The page-width tests drive headless Chromium with
+JavaScript off; they skip without a Chromium, and fail instead when PETSTORE_REQUIRE_BROWSER=1 (CI).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import html
 import json
 import os
 import re
-import secrets
+import shlex
 import subprocess
 import sys
+import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus
 
+import jsonschema
 import pytest
-import requests
 
-from petstore_contract.clauses import registry
-from petstore_contract.redaction import Redactor
-from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.reporting import CONFORMANT, NOT_CONFORMANT, failure_details, verdict_of
-from petstore_contract.spec import spec_checksum
+import reportdata
+from petstore_contract.record import VIOLATED, ClauseResult, Exchange, Finding, RunResult
+from petstore_contract.reporting import html, junit, markdown, summary_json, terminal, verdict_line, write_reports
+from petstore_contract.reporting import view as report_view
 
 ROOT = Path(__file__).resolve().parents[1]
-# "+", "/" and "=" make the URL-encoded and base64 forms differ from the key and from each other.
-KEY = f"SECRET-canary-{secrets.token_hex(6)}+/{secrets.token_hex(3)}=="
-SUITE_TIMEOUT = 300
-ECHO_FAULT = "error_missing_code"  # every Error body incomplete: the echoing answers become failures
-BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-
-
-# -- a careless server -------------------------------------------------------------------------------
-
-
-class EchoCredentials:
-    """ASGI middleware: echoes the Authorization header and the query string in a header and the body."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        auth = dict(scope["headers"]).get(b"authorization", b"")
-        query = scope.get("query_string", b"")
-        echo = {"authorization": auth.decode("latin-1"), "query": query.decode("latin-1")}
-        start: dict[str, Any] = {}
-        chunks: list[bytes] = []
-
-        async def rewrite(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-                return
-            chunks.append(message.get("body", b""))
-            if message.get("more_body"):
-                return
-            body = _with_echo(b"".join(chunks), echo)
-            headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
-            headers += [(b"content-length", str(len(body)).encode()), (b"x-echo-authorization", auth)]
-            headers.append((b"x-echo-query", query))
-            await send({**start, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
-
-        await self.app(scope, receive, rewrite)
-
-
-def _with_echo(body: bytes, echo: dict[str, str]) -> bytes:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body
-    if not isinstance(data, dict):
-        return body  # an array keeps its shape: the list tests still see a list
-    # First, so that a report that cuts long bodies still shows (and must redact) it.
-    return json.dumps({"echo": echo, **data}).encode()
+JUNIT_XSD = ROOT / "selftests" / "data" / "junit-10.xsd"
+KEY_VARIABLE = reportdata.KEY_VARIABLE
+KEY = "SECRET-canary-7f3a9c"  # what a key looks like in the shell; never in a report
+KINDS = list(reportdata.RUNS)
+CLAUSE_SECTION = re.compile(r'<section class="clause (?:must|should)" id="([^"]+)">(.*?)</section>', re.DOTALL)
+PRE = re.compile(r"<pre>(.*?)</pre>", re.DOTALL)
 
 
 @pytest.fixture(scope="module")
-def echo_server() -> Iterator[str]:
-    app = build_app(KEY, fault=ECHO_FAULT)
-    app.add_middleware(EchoCredentials)
-    with BackgroundServer(app) as server:
-        yield server.base_url
-
-
-# -- running the suite ---------------------------------------------------------------------------------
-
-
-@dataclass
-class SuiteRun:
-    exit_code: int
-    output: bytes
-    report_dir: Path
-
-    def summary(self) -> dict[str, Any]:
-        return json.loads((self.report_dir / "summary.json").read_text(encoding="utf-8"))
-
-    def html(self) -> str:
-        return (self.report_dir / "report.html").read_text(encoding="utf-8")
-
-    def junit(self) -> ET.Element:
-        return ET.parse(self.report_dir / "junit.xml").getroot()
-
-
-def run_suite(report_dir: Path, *args: str, base_url: str | None = None) -> SuiteRun:
-    command = [sys.executable, "-m", "pytest", "tests", f"--report-dir={report_dir}", "-p", "no:cacheprovider"]
-    command += ["--contract-profile", "quick", *args]
-    if base_url is not None:
-        command += ["--base-url", base_url]
-    env = {**os.environ, "PETSTORE_API_KEY": KEY}
-    env.pop("PETSTORE_BASE_URL", None)
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=SUITE_TIMEOUT, check=False)
-    return SuiteRun(done.returncode, done.stdout + done.stderr, report_dir)
-
-
-@pytest.fixture(scope="module", params=["plain", "xdist"])
-def echo_run(request: pytest.FixtureRequest, echo_server: str, tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
-    args = ["-n", "2"] if request.param == "xdist" else []
-    return run_suite(tmp_path_factory.mktemp(f"echo-{request.param}"), *args, base_url=echo_server)
+def runs() -> dict[str, RunResult]:
+    return {kind: make() for kind, make in reportdata.RUNS.items()}
 
 
 @pytest.fixture(scope="module")
-def passing_run(tmp_path_factory: pytest.TempPathFactory) -> SuiteRun:
-    """The embedded reference server (no --base-url): the default run of the README."""
-    return run_suite(tmp_path_factory.mktemp("reference"))
+def written(runs: dict[str, RunResult], tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
+    base = tmp_path_factory.mktemp("reports")
+    return {kind: write_reports(result, base / kind / "nested") for kind, result in runs.items()}
 
 
-# -- the key is nowhere ----------------------------------------------------------------------------------
+def sections(page: str) -> dict[str, str]:
+    return {anchor: body for anchor, body in CLAUSE_SECTION.findall(page)}
 
 
-def secret_forms(key: str) -> set[str]:
-    """The key as text, URL-encoded (three ways) and base64-encoded as the suite's requests carry it."""
-    forms = {key, quote(key), quote(key, safe=""), quote_plus(key)}
-    for raw in (key, f":{key}", f"user:{key}", f"{key}:"):
-        for encoded in (base64.b64encode(raw.encode()), base64.urlsafe_b64encode(raw.encode())):
-            forms |= {encoded.decode(), encoded.decode().rstrip("=")}
-    return forms
+# -- the verdict line, the same everywhere ----------------------------------------------------------
 
 
-def views(data: bytes) -> list[str]:
-    """The text as written, HTML-unescaped, and every base64 run in it decoded (data: URIs, statistics)."""
-    text = data.decode("utf-8", errors="replace")
-    found = [text, html.unescape(text)]
-    for run in BASE64_RUN.findall(text):
-        padded = run + "=" * (-len(run) % 4)
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
-            try:
-                found.append(decode(padded).decode("latin-1"))
-            except (binascii.Error, ValueError):
-                continue
-    return found
-
-
-def leaks(data: bytes) -> set[str]:
-    forms = secret_forms(KEY)
-    return {form for view in views(data) for form in forms if form in view}
-
-
-def test_the_echo_server_really_echoes_the_key(echo_server: str) -> None:
-    """Without this, the leak tests below could pass against a server that never shows the key."""
-    answer = requests.get(f"{echo_server}/pets/999999999", headers={"Authorization": f"Bearer {KEY}"}, timeout=10)
-    assert KEY in answer.text and KEY in answer.headers["x-echo-authorization"]
-
-
-def test_the_key_is_in_no_report_and_no_output(echo_run: SuiteRun) -> None:
-    assert echo_run.exit_code == 1, echo_run.output[-3000:].decode(errors="replace")
-    written = sorted(path for path in echo_run.report_dir.rglob("*") if path.is_file())
-    assert {path.name for path in written} >= {"report.html", "junit.xml", "summary.json"}
-    found = {str(path.name): leaks(path.read_bytes()) for path in written}
-    found["console"] = leaks(echo_run.output)
-    assert not {where: forms for where, forms in found.items() if forms}
-
-
-def test_secret_forms_are_found_where_they_hide() -> None:
-    """The scanner itself: raw, HTML-escaped, URL-encoded and inside a base64 data: URI."""
-    assert leaks(html.escape(f"<p>{KEY}</p>").encode())
-    assert leaks(f"?api_key={quote_plus(KEY)}".encode())
-    assert leaks(b"data:text/plain;base64," + base64.b64encode(f"curl -H 'Authorization: Bearer {KEY}'".encode()))
-    assert not leaks(b"Authorization: Bearer [REDACTED]")
-
-
-# -- what the reports say ------------------------------------------------------------------------------
-
-
-def matrix_rows(page: str) -> list[str]:
-    table = page.split('<table class="pc-matrix">', 1)[1].split("</table>", 1)[0]
-    return re.findall(r"<tr class=\"pc-row--[a-z-]+\"><td><code>([^<]+)</code>", table)
-
-
-def test_failing_run_reports_the_broken_clause(echo_run: SuiteRun) -> None:
-    summary, page = echo_run.summary(), html.unescape(echo_run.html())
-    assert verdict_of(echo_run.exit_code) == summary["verdict"] == NOT_CONFORMANT
-    outcomes = {row["id"]: row["outcome"] for row in summary["clauses"]}
-    assert list(outcomes) == list(registry()) == matrix_rows(page)
-    assert outcomes["errors.body"] == "failed"
-    assert outcomes["list.shape"] == "passed"  # a list is no Error body: the fault leaves it alone
-    assert summary["counts"]["failed"] + summary["counts"]["errors"] == len(summary["failures"]) > 0
-    assert all(set(f["clauses"]) <= set(registry()) and f["message"] for f in summary["failures"])
-    assert "Not conformant" in page and "Violates <code>errors.body</code>" in page
-    assert "curl -i -X GET" in page and "Reproduce with" in page  # targeted and Schemathesis failures
-
-
-def test_junit_carries_every_test_with_its_clauses(echo_run: SuiteRun) -> None:
-    cases = echo_run.junit().findall(".//testcase")
-    assert len(cases) == echo_run.summary()["counts"]["tests"]
-    for case in cases:
-        clauses = [p.get("value") for p in case.findall("properties/property") if p.get("name") == "clause"]
-        assert clauses and set(clauses) <= set(registry()), case.get("name")
-
-
-def test_passing_run_reports_conformance(passing_run: SuiteRun) -> None:
-    summary, page = passing_run.summary(), passing_run.html()
-    assert passing_run.exit_code == 0, passing_run.output[-3000:].decode(errors="replace")
-    assert summary["verdict"] == CONFORMANT and summary["counts"]["failed"] == 0
-    assert [row["outcome"] for row in summary["clauses"]] == ["passed"] * len(registry())
-    assert matrix_rows(page) == list(registry()) and "Conformant: all" in page
-    env = summary["environment"]
-    assert env["spec_sha256"] == spec_checksum() and env["target"] == "embedded" and env["seed"] == 20301205
-    assert "--contract-seed 20301205" in env["replay"] and env["spec_sha256"] in page
-
-
-def test_selftest_runs_write_no_reports(tmp_path: Path) -> None:
-    report_dir = tmp_path / "reports"
-    command = [sys.executable, "-m", "pytest", "selftests/test_reports.py::test_secret_forms_are_found_where_they_hide"]
-    command += ["-q", "-p", "no:cacheprovider", f"--report-dir={report_dir}"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, timeout=SUITE_TIMEOUT, check=False)
-    assert done.returncode == 0, done.stdout[-2000:]
-    assert not report_dir.exists()
-
-
-# -- the pieces, without a run ----------------------------------------------------------------------------
-
-
-def test_verdict_follows_the_exit_code() -> None:
-    assert [verdict_of(code) for code in (0, 1, 2, 4, 5)] == [CONFORMANT, NOT_CONFORMANT] + ["incomplete"] * 3
-
-
-def test_a_long_failure_keeps_its_clause_and_its_curl_line() -> None:
-    message = ["Schemathesis found 1 distinct failure", *(f"    line {n}" for n in range(200)), "    curl -X GET URL"]
-    text = "violates clause errors.body (§2, §7, MUST): ...\n\n" + "\n".join(message)
-    report = pytest.TestReport(
-        "t::x", ("t", 1, "x"), {}, "failed", text, "call", [("HTTP exchanges (last 1)", "> GET")]
+def test_verdict_lines(runs: dict[str, RunResult]) -> None:
+    """The verdict's own reason is the line (one source of truth with the exit code)."""
+    assert verdict_line(runs["conformant"]) == (
+        "Conformant: 34 of 37 clauses conform; 2 need a store the suite can see whole: list.status.found, "
+        "create.reject.nothing-created"
     )
-    details = failure_details(report, ["errors.body", "auth.missing"], Redactor(None))
-    assert details["clauses"] == ["errors.body"] and details["exchanges"] == "> GET"
-    lines = details["message"].splitlines()
-    assert len(lines) <= 41 and lines[0].startswith("Schemathesis") and lines[-1].endswith("curl -X GET URL")
-    assert any(line.startswith("[... cut: ") for line in lines)
+    assert verdict_line(runs["not-conformant"]) == (
+        "Not conformant: 12 of 35 MUST clauses violated: list.shape, list.limit.honoured, list.limit.fills, "
+        "list.page.distinct, list.status.filter and 7 more"
+    )
+    assert (
+        verdict_line(runs["inconclusive"]) == "Inconclusive: the target refused every connection: http://127.0.0.1:9/v1"
+    )
+
+
+def test_verdict_lines_without_a_reason() -> None:
+    """A result without a reason gets one written from its clause rows."""
+    runs = {kind: make() for kind, make in reportdata.RUNS.items()}
+    for result in runs.values():
+        result.reason = ""
+    assert verdict_line(runs["conformant"]) == (
+        "Conformant: 34 of 37 clauses conform; 2 need a store the suite can see whole: list.status.found, "
+        "create.reject.nothing-created; 1 SHOULD clause not met (warning): auth.challenge.quiet"
+    )
+    assert verdict_line(runs["not-conformant"]).startswith(
+        "Not conformant: 12 of 35 MUST clauses violated (list.shape, "
+    )
+    assert verdict_line(runs["inconclusive"]).startswith("Inconclusive: 36 MUST clauses could not be decided (")
+    one_line = reportdata.inconclusive()
+    one_line.reason = "refused\n" + "x" * 10_000
+    assert "\n" not in verdict_line(one_line) and len(verdict_line(one_line)) < 600
+
+
+def test_write_reports(written: dict[str, dict[str, Path]]) -> None:
+    for paths in written.values():
+        assert {path.name for path in paths.values()} == {"report.html", "summary.md", "summary.json"}
+        assert all(path.is_file() and path.stat().st_size > 0 for path in paths.values())
+
+
+# -- report.html -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_html_banner_and_matrix(kind: str, runs: dict[str, RunResult], written: dict[str, dict[str, Path]]) -> None:
+    result = runs[kind]
+    page = written[kind]["html"].read_text(encoding="utf-8")
+    banner = re.search(r'<p class="banner banner--(\w+)"[^>]*>(.*?)</p>', page, re.DOTALL)
+    assert banner and banner.group(1) == result.verdict
+    text = unescape(re.sub(r"<[^>]+>", " ", banner.group(2)))
+    assert report_view.VERDICT_WORDS[result.verdict] in text
+    assert " ".join(verdict_line(result).split()) in " ".join(text.split())
+    assert page.index('class="banner') < page.index('id="run"') < page.index('id="matrix"')
+    rows = re.findall(r'<tr class="(\w+)">\s*<td class="m-id">(.*?)</td>', page, re.DOTALL)
+    assert [unescape(re.sub(r"<[^>]+>", "", cell)) for _, cell in rows] == [c.id for c in result.clauses]
+    # Every matrix link lands on an element of the page.
+    ids = set(re.findall(r'\bid="([^"]+)"', page))
+    for href in re.findall(r'href="#([^"]+)"', page):
+        assert href in ids
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_html_is_self_contained(kind: str, written: dict[str, dict[str, Path]]) -> None:
+    page = written[kind]["html"].read_text(encoding="utf-8")
+    assert "default-src 'none'; style-src 'unsafe-inline'" in page
+    assert "<script" not in page.lower()
+    assert not re.search(r"<[^>]+\son\w+\s*=", page, re.IGNORECASE), "an event handler attribute"
+    assert page.count("<style>") == 1
+    for reference in re.findall(r'\b(?:src|href|action|srcset)\s*=\s*"([^"]*)"', page):
+        assert reference.startswith("#"), reference
+    assert "url(" not in page.split("</style>")[0]  # no font or image the CSP would block
+
+
+def test_html_escapes_what_the_server_sent(written: dict[str, dict[str, Path]]) -> None:
+    page = written["not-conformant"]["html"].read_text(encoding="utf-8")
+    assert reportdata.HOSTILE not in page
+    assert "&lt;script&gt;alert(" in page
+
+
+def test_every_violated_clause_has_its_section(runs: dict[str, RunResult], written: dict[str, dict[str, Path]]) -> None:
+    result = runs["not-conformant"]
+    found = sections(written["not-conformant"]["html"].read_text(encoding="utf-8"))
+    violated = [c for c in result.clauses if c.outcome == VIOLATED]
+    assert len(violated) == 12
+    for clause in violated:
+        body = found[report_view.anchor(clause.id)]
+        assert f"<blockquote>{_escaped(clause.quote)}<cite>{_escaped(clause.section)}</cite></blockquote>" in body
+        curls = [unescape(text) for text in PRE.findall(body) if text.startswith("curl ")]
+        assert curls, f"{clause.id}: no curl"
+        for command in curls:
+            argv = shlex.split(command)
+            assert argv[0] == "curl"
+            assert any(f"${KEY_VARIABLE}" in arg for arg in argv), command[:200]
+            assert KEY not in command
+
+
+def test_curl_replays_the_request_in_a_shell(runs: dict[str, RunResult]) -> None:
+    """The page's command, run by sh with curl replaced by an echo: the key expands, nothing else does."""
+    page = html.render(runs["not-conformant"])
+    exchanges = {
+        f.exchange.curl(): f.exchange for c in runs["not-conformant"].clauses for f in c.findings if f.exchange
+    }
+    shown = [unescape(text) for text in PRE.findall(page) if text.startswith("curl ")]
+    checked = 0
+    for command in dict.fromkeys(shown):
+        exchange = exchanges[command]  # the page shows the command whole (the 10,000-character URL too)
+        script = 'curl() { for arg in "$@"; do printf "%s\\0" "$arg"; done; }\n' + command
+        out = subprocess.run(
+            ["sh", "-c", script], env={"PETSTORE_API_KEY": KEY, "PATH": os.environ["PATH"]}, capture_output=True
+        )
+        assert out.returncode == 0, out.stderr
+        argv = out.stdout.decode().split("\0")[:-1]
+        assert argv[argv.index("-X") + 1] == exchange.method
+        assert argv[-1] == exchange.url
+        assert f"Authorization: Bearer {KEY}" in argv
+        if exchange.request_body is not None:
+            assert argv[argv.index("--data-binary") + 1] == exchange.request_body  # "$dog" stays literal
+        checked += 1
+    assert checked >= 3
+
+
+def test_identical_findings_fold(runs: dict[str, RunResult], written: dict[str, dict[str, Path]]) -> None:
+    clause = next(c for c in runs["not-conformant"].clauses if c.id == reportdata.FOLDED_CLAUSE)
+    folded = report_view.fold(clause.findings)
+    assert folded[0].count == 12 and len(folded[0].tests) == 12
+    body = sections(written["not-conformant"]["html"].read_text(encoding="utf-8"))[report_view.anchor(clause.id)]
+    assert body.count("\u00d712</span>") == 1  # one entry, counted
+    assert body.count("expected 5 animals") == 0  # expected/observed are shown apart, once
+    assert body.count("5 animals (limit=5, 40 matching animals, page cap 100)") == 1
+    assert "Seen by 12 tests" in body
+    assert all(f"test_limit_fills[case{i}]" in body for i in range(12))
+    assert "(\u00d712)" in written["not-conformant"]["markdown"].read_text(encoding="utf-8")
+
+
+def test_long_values_are_cut_with_their_length(written: dict[str, dict[str, Path]]) -> None:
+    page = written["not-conformant"]["html"].read_text(encoding="utf-8")
+    assert "N" * reportdata.LONG not in page.split("curl ")[0]  # before the first command: facts, matrix
+    assert re.search(r"\[cut: [\d,]+ characters in all\]", page)
+    assert "y" * 2_001 not in page  # response bodies: an excerpt
+
+
+# -- the layout in a browser --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    required = os.environ.get("PETSTORE_REQUIRE_BROWSER") == "1"
+    missing = ""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "the playwright package is not installed (pip install -e '.[dev]')"
+    executable = reportdata.chromium_path()
+    if not missing and executable is None:
+        missing = "no Chromium on PATH (apt-get install chromium) nor in $PETSTORE_CHROMIUM"
+    if missing:
+        if required:
+            pytest.fail(f"PETSTORE_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+@pytest.mark.parametrize("kind", KINDS)
+def test_page_fits_the_window(kind: str, width: int, browser: Any, written: dict[str, dict[str, Path]]) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        console: list[str] = []
+        page.on("console", lambda message: console.append(message.text))
+        page.goto(written[kind]["html"].as_uri())
+        # evaluate runs in an isolated world: it works while the page itself may run no script
+        assert page.evaluate("document.title").startswith(report_view.VERDICT_WORDS[runs_verdict(kind)])
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert inner_width == width
+        assert scroll_width <= width, f"{kind} is {scroll_width}px wide in a {width}px window"
+        widest = page.evaluate(
+            "Math.max(...Array.from(document.querySelectorAll('body *'), e => e.getBoundingClientRect().right))"
+        )
+        assert widest <= width + 0.5
+        assert not [m for m in console if "Content Security Policy" in m], console
+    finally:
+        context.close()
+
+
+def test_page_runs_no_script(browser: Any, tmp_path: Path) -> None:
+    """The check above is meaningful: with JavaScript off, a script in the page does not run."""
+    probe = tmp_path / "probe.html"
+    probe.write_text("<title>before</title><script>document.title = 'ran'</script>", encoding="utf-8")
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(probe.as_uri())
+        assert page.evaluate("document.title") == "before"
+    finally:
+        context.close()
+
+
+def runs_verdict(kind: str) -> str:
+    return {"conformant": "conformant", "not-conformant": "not_conformant", "inconclusive": "inconclusive"}[kind]
+
+
+# -- summary.json --------------------------------------------------------------------------------------
+
+
+def test_schema_is_valid_2020_12() -> None:
+    schema = summary_json.schema()
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["verdict"]["enum"] == ["conformant", "not_conformant", "inconclusive"]
+    assert (ROOT / "src/petstore_contract/reporting/summary.schema.json").is_file()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_summary_json_validates(kind: str, runs: dict[str, RunResult], written: dict[str, dict[str, Path]]) -> None:
+    data = json.loads(written[kind]["json"].read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(summary_json.schema()).validate(data)
+    result = runs[kind]
+    assert data["verdict"] == result.verdict and data["exit_code"] == result.exit_code
+    assert data["verdict_line"] == verdict_line(result)
+    for clause in data["clauses"]:
+        assert [f["count"] for f in clause.pop("folded")] == [
+            f.count for f in report_view.fold([Finding.from_dict(d) for d in clause["findings"]])
+        ]
+    assert {k: v for k, v in data.items() if k in result.to_dict()} == json.loads(json.dumps(result.to_dict()))
+
+
+def test_summary_json_schema_rejects_what_it_should(runs: dict[str, RunResult]) -> None:
+    validator = jsonschema.Draft202012Validator(summary_json.schema())
+    good = summary_json.document(runs["not-conformant"])
+    for change in (
+        {"verdict": "not conformant"},
+        {"schema_version": 2},
+        {"exit_code": 0},  # a not-conformant run exits 1
+        {"requests": -1},
+    ):
+        assert not validator.is_valid({**good, **change}), change
+    broken = json.loads(json.dumps(good))
+    broken["clauses"][0]["outcome"] = "passed"
+    assert not validator.is_valid(broken)
+    del good["started"]
+    assert not validator.is_valid(good)
+
+
+def test_secret_named_facts_are_hidden_but_not_the_reports_own_words() -> None:
+    result = reportdata.conformant()
+    result.facts |= {"auth_header": "Bearer x", "ci_token": "abc", "base_url": "https://user:pw@host.example/v1"}
+    data = summary_json.document(result)
+    assert data["auth_header"] == data["ci_token"] == "[hidden]"
+    assert data["base_url"] == "https://[hidden]@host.example/v1"
+    assert data["key_env"] == KEY_VARIABLE
+    assert any(c["id"] == "auth.invalid" for c in data["clauses"])  # clause ids are not "secret names"
+    page = html.render(result)
+    assert "Bearer x" not in page and "user:pw" not in page and "auth.invalid" in page
+
+
+# -- summary.md -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_markdown(kind: str, runs: dict[str, RunResult], written: dict[str, dict[str, Path]]) -> None:
+    text = written[kind]["markdown"].read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) < 60_000
+    unescaped = re.sub(r"\\(.)", r"\1", text)
+    assert verdict_line(runs[kind]) in unescaped
+    assert "<script" not in text and "<img" not in text
+    if kind == "not-conformant":
+        for clause in runs[kind].clauses:
+            if clause.outcome == VIOLATED:
+                assert f"#### `{clause.id}`" in text
+        assert text.count("```sh\ncurl ") == 12
+
+
+def test_markdown_stays_small_however_many_findings() -> None:
+    """Every MUST clause violated, each finding enormous: the first 20 in detail, the rest counted."""
+    big = "B" * 50_000
+    clauses = []
+    for index in range(40):
+        exchange = Exchange("GET", f"http://h/v1/pets?q={big}", (("Authorization", f"Bearer ${KEY_VARIABLE}"),))
+        finding = Finding(f"fake.c{index}", big, big, exchange, f"tests/t.py::t[{big}]")
+        clauses.append(ClauseResult(f"fake.c{index}", "§4.1", "MUST", big, VIOLATED, [finding] * 3, tests=[big]))
+    result = RunResult("not_conformant", "40 MUST clauses violated", reportdata.facts(), clauses, {"failed": 40})
+    text = markdown.render(result)
+    assert len(text.encode("utf-8")) < 60_000
+    assert text.count("#### ") == 20
+    assert "And 20 more violated clauses (60 findings)" in text
+    assert text.count("```sh") == 20
+
+
+# -- the terminal -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_terminal_lines(kind: str, runs: dict[str, RunResult], written: dict[str, dict[str, Path]]) -> None:
+    result = runs[kind]
+    lines = terminal.final_lines(result, written[kind])
+    assert lines[-1] == verdict_line(result)
+    assert lines[-2].startswith("reports: ") and str(written[kind]["html"]) in lines[-2]
+    assert all(len(line) < 600 for line in lines)
+    if kind == "not-conformant":
+        violated = [line for line in lines if line.split(":")[0] in {c.id for c in result.clauses}]
+        assert len(violated) == 12
+        assert any(line.startswith(f"{reportdata.FOLDED_CLAUSE}: expected 5 animals") for line in violated)
+        assert all("(GET " in line or "(POST " in line for line in violated)  # the request survives the cut
+    if kind == "inconclusive":
+        assert lines[0].startswith("undecided (target): list.shape, ")
+        assert lines[0].endswith("connection refused: http://127.0.0.1:9/v1")
+
+
+def test_terminal_lists_at_most_15_violated_clauses() -> None:
+    clauses = [
+        ClauseResult(f"fake.c{i:02}", "§4", "MUST", "q", VIOLATED, [Finding(f"fake.c{i:02}", "a", "b")])
+        for i in range(20)
+    ]
+    result = RunResult("not_conformant", "", reportdata.facts(), clauses, {})
+    lines = terminal.final_lines(result, {})
+    assert len(lines) == 15 + 1 + 1
+    assert lines[15].startswith("and 5 more violated clauses: fake.c15")
+    assert lines[-1] == (
+        "Not conformant: 20 of 20 MUST clauses violated (fake.c00, fake.c01, fake.c02, fake.c03, fake.c04 and 15 more)"
+    )
+
+
+# -- JUnit ---------------------------------------------------------------------------------------------------
+
+TINY_TESTS = """
+import pytest
+
+@pytest.fixture
+def clause(record_property):
+    record_property("clause", "list.shape")
+
+def test_passes(clause):
+    pass
+
+def test_fails(clause):
+    assert False
+
+@pytest.mark.parametrize("n", [1])
+def test_fails_param(n):
+    assert False
+
+def test_skipped():
+    pytest.skip("undecided (target): connection refused\\nsecond line")
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("fixture broke\\nwith detail")
+
+def test_errors(broken):
+    pass
+"""
+# What the plugin will do: the failed test's text begins with its finding's one line.
+TINY_CONFTEST = """
+import pytest
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        report.longrepr = (
+            "list.limit.fills: expected 5 animals; observed 3 (GET http://127.0.0.1:1/v1/pets?limit=5)\\n\\n"
+            "curl -sS -i -X GET -H 'Authorization: Bearer $PETSTORE_API_KEY' http://127.0.0.1:1/v1/pets?limit=5\\n"
+            "HTTP 200\\n[{\\"id\\": 1}]"
+        )
+"""
+
+
+@pytest.fixture(scope="module")
+def junit_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The JUnit XML of a real pytest run of a throw-away test file (junit_family=xunit1, as the repo)."""
+    directory = tmp_path_factory.mktemp("junit")
+    (directory / "test_tiny.py").write_text(textwrap.dedent(TINY_TESTS), encoding="utf-8")
+    (directory / "conftest.py").write_text(textwrap.dedent(TINY_CONFTEST), encoding="utf-8")
+    (directory / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    path = directory / "junit.xml"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:petstore_contract"]
+    command += ["-o", "junit_family=xunit1", f"--junitxml={path}", "test_tiny.py"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run(command, cwd=directory, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    return path
+
+
+def _tiny_result() -> RunResult:
+    result = reportdata.not_conformant(long=0)
+    # clause rows name the tiny tests: test_fails gets a second clause, test_fails_param its only one
+    result.clauses[0].tests = ["test_tiny.py::test_fails", "test_tiny.py::test_fails_param[1]"]
+    result.clauses[1].tests = ["test_tiny.py::test_fails"]
+    result.records = []
+    return result
+
+
+@pytest.fixture
+def rewritten(junit_file: Path, tmp_path: Path) -> tuple[Path, RunResult]:
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit_file.read_bytes())
+    result = _tiny_result()
+    junit.rewrite(path, result)
+    return path, result
+
+
+def _cases(path: Path) -> dict[str, ET.Element]:
+    return {case.get("name", ""): case for case in ET.parse(path).getroot().iter("testcase")}
+
+
+def test_junit_before_rewrite_has_multiline_messages(junit_file: Path) -> None:
+    failure = _cases(junit_file)["test_fails"].find("failure")
+    assert failure is not None and "\n" in failure.get("message", "")
+
+
+def test_junit_messages_are_one_line(rewritten: tuple[Path, RunResult]) -> None:
+    path, _ = rewritten
+    assert path.read_bytes().startswith(b"<?xml version='1.0' encoding='utf-8'?>")
+    cases = _cases(path)
+    outcomes = [e for case in cases.values() for e in case if e.tag in ("failure", "error", "skipped")]
+    assert {e.tag for e in outcomes} == {"failure", "error", "skipped"}
+    for element in outcomes:
+        assert "\n" not in element.get("message", "") and element.get("message")
+    failure = cases["test_fails"].find("failure")
+    assert failure is not None
+    assert failure.get("message") == (
+        "list.limit.fills: expected 5 animals; observed 3 (GET http://127.0.0.1:1/v1/pets?limit=5)"
+    )
+    assert "curl -sS -i" in (failure.text or "") and "HTTP 200" in (failure.text or "")  # the evidence stays
+    error = cases["test_errors"].find("error")
+    assert error is not None and "fixture broke" in (error.text or "")
+    skipped = cases["test_skipped"].find("skipped")
+    assert skipped is not None and skipped.get("message", "").startswith("undecided (target): connection refused")
+    assert "second line" in (skipped.text or "")
+
+
+def test_junit_properties(rewritten: tuple[Path, RunResult]) -> None:
+    path, result = rewritten
+    root = ET.parse(path).getroot()
+    suite = root.find("testsuite")
+    assert suite is not None
+    props = {p.get("name"): p.get("value") for p in suite.find("properties") or []}
+    assert props["verdict"] == "not_conformant"
+    assert props["verdict_reason"] == result.reason
+    assert props["verdict_line"] == verdict_line(result)
+    assert props["base_url"] == result.facts["base_url"] and props["key_env"] == KEY_VARIABLE
+    cases = _cases(path)
+
+    def clauses(name: str) -> list[str]:
+        return [p.get("value", "") for p in cases[name].iter("property") if p.get("name") == "clause"]
+
+    assert clauses("test_passes") == ["list.shape"]  # recorded by the test itself, kept
+    assert clauses("test_fails") == ["list.shape", result.clauses[1].id]  # kept, and the missing one added
+    assert clauses("test_fails_param[1]") == ["list.shape"]  # added from the run's records
+    # Rewriting again changes nothing.
+    before = path.read_bytes()
+    junit.rewrite(path, result)
+    assert path.read_bytes() == before
+
+
+def _validate(path: Path) -> None:
+    xmlschema = pytest.importorskip("xmlschema", reason="xmlschema is a dev dependency (pip install -e '.[dev]')")
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(str(path))
+
+
+def test_junit_strict_validates_against_junit_10(junit_file: Path, tmp_path: Path) -> None:
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit_file.read_bytes())
+    junit.rewrite(path, _tiny_result(), strict=True)
+    _validate(path)
+    out = _cases(path)["test_fails"].find("system-out")
+    assert out is not None and (out.text or "").startswith("clauses: list.shape, ")
+
+
+def test_junit_differs_from_junit_10_only_by_the_xunit1_extensions(rewritten: tuple[Path, RunResult]) -> None:
+    """The default output: junit-10 plus testcase <properties> and file/line (what xunit1 adds)."""
+    path, _ = rewritten
+    tree = ET.parse(path)
+    for case in tree.getroot().iter("testcase"):
+        assert case.find("properties") is not None or case.get("name") in ("test_skipped", "test_errors")
+        for name in junit.XUNIT1_ATTRIBUTES:
+            case.attrib.pop(name, None)
+        for properties in case.findall("properties"):
+            case.remove(properties)
+    stripped = path.with_name("stripped.xml")
+    tree.write(stripped, encoding="utf-8", xml_declaration=True)
+    _validate(stripped)
+
+
+def test_junit_survives_hostile_text(junit_file: Path, tmp_path: Path) -> None:
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit_file.read_bytes())
+    result = _tiny_result()
+    result.facts["target"] = "bad\x01name <&>"
+    result.reason = "x" * 20_000
+    junit.rewrite(path, result, strict=True)
+    _validate(path)
+    props = {p.get("name"): p.get("value") for p in ET.parse(path).getroot().iter("property")}
+    assert props["target"] == "bad\ufffdname <&>"
+
+
+def _escaped(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))

@@ -1,0 +1,205 @@
+"""report.html: one self-contained page, no script, readable offline and on paper.
+
+The page reads top-down: the verdict, the run's facts, the clause matrix, one section per violated
+clause (the document's sentence, then each folded finding with its curl and response), the undecided
+clauses, the warnings, and every judged clause's sentence at the end.  The template is package data
+(templates/report.html.j2), rendered with autoescaping; every value a server sent is cut to a known
+length here, and the CSS wraps whatever remains so that the page never grows wider than the window.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import jinja2
+
+from petstore_contract.record import (
+    BODY_EXCERPT,
+    NOT_SELECTED,
+    OTHER,
+    UNDECIDED,
+    VIOLATED,
+    ClauseResult,
+    Exchange,
+    Note,
+    RunResult,
+    cut,
+)
+from petstore_contract.reporting import view
+
+CURL_LIMIT = 20_000  # longer commands are cut (and are no longer runnable: the page says so)
+TEXT_LIMIT = BODY_EXCERPT  # expected / observed / a note's reason
+TEST_NAME_LIMIT = 300
+TESTS_SHOWN = 12  # tests named under one folded finding
+FOLDED_SHOWN = 30  # distinct findings shown per clause; the rest are counted
+HEADER_LIMIT = 1_000
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("petstore_contract.reporting", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(result: RunResult) -> str:
+    """The HTML page of one run."""
+    return _environment().get_template("report.html.j2").render(**context(result))
+
+
+def context(result: RunResult) -> dict[str, Any]:
+    """Everything the template shows, already cut to size."""
+    sections = {c.id for c in view.violated_must(result)} | {c.id for c in view.violated_should(result)}
+    undecided = [c for c in result.clauses if c.outcome == UNDECIDED]
+    facts = view.fact_rows(result)
+    return {
+        "verdict": result.verdict,
+        "verdict_word": view.VERDICT_WORDS.get(result.verdict, result.verdict),
+        "verdict_line": view.verdict_line(result),
+        "exit_code": result.exit_code,
+        "title_target": cut(str(view.public_facts(result.facts).get("target") or ""), 80),
+        "facts": [row for row in facts if row[0] != "replay"],
+        "replay": next((text for name, _, text in facts if name == "replay"), ""),
+        "tests": view.tests_text(result.tests),
+        "counts": view.outcome_counts(result)
+        | {
+            "violated": len(view.violated_must(result)),
+            "should": len(view.violated_should(result)),
+        },
+        "matrix": [_row(c, sections, undecided) for c in result.clauses],
+        "violated": [_section(c) for c in view.violated_must(result)],
+        "undecided": _undecided(undecided),
+        "undecided_count": len(undecided),
+        "warning_count": len(view.violated_should(result)) + len(view.other_warnings(result)),
+        "should": [_section(c) for c in view.violated_should(result)],
+        "warnings": [cut(w, TEXT_LIMIT) for w in view.other_warnings(result)],
+        "not_selected": [c.id for c in result.clauses if c.outcome == NOT_SELECTED],
+        "appendix": [_appendix(c) for c in result.clauses if c.outcome != NOT_SELECTED],
+        "suite_version": str(result.facts.get("suite_version") or ""),
+    }
+
+
+def _row(clause: ClauseResult, sections: set[str], undecided: list[ClauseResult]) -> dict[str, Any]:
+    if clause.id in sections:
+        href = view.anchor(clause.id)
+    elif clause in undecided:
+        href = "undecided-" + view.anchor(clause.id)
+    elif clause.outcome != NOT_SELECTED:
+        href = "text-" + view.anchor(clause.id)
+    else:
+        href = ""
+    return {
+        "id": clause.id,
+        "href": href,
+        "section": clause.section,
+        "level": clause.level,
+        **_outcome(clause),
+        "why": view.why(clause),
+    }
+
+
+def _outcome(clause: ClauseResult) -> dict[str, str]:
+    """The outcome's CSS class and word: a SHOULD clause not met is a warning, not a violation."""
+    if clause.outcome == VIOLATED and clause.level != "MUST":
+        return {"outcome": "warning", "outcome_word": "not met (SHOULD)"}
+    return {"outcome": clause.outcome, "outcome_word": view.OUTCOME_WORDS.get(clause.outcome, clause.outcome)}
+
+
+def _section(clause: ClauseResult) -> dict[str, Any]:
+    folded = view.fold(clause.findings)
+    return {
+        "id": clause.id,
+        "anchor": view.anchor(clause.id),
+        "section": clause.section,
+        "level": clause.level,
+        "quote": clause.quote,
+        "statement": _statement(clause.id),
+        "findings": len(clause.findings),
+        "distinct": len(folded),
+        "folded": [_folded(f) for f in folded[:FOLDED_SHOWN]],
+        "folded_hidden": len(folded) - min(len(folded), FOLDED_SHOWN),
+        "tests": len(clause.tests),
+    }
+
+
+def _folded(folded: view.Folded) -> dict[str, Any]:
+    finding = folded.finding
+    tests = [cut(t, TEST_NAME_LIMIT) for t in folded.tests[:TESTS_SHOWN]]
+    return {
+        "count": folded.count,
+        "expected": cut(finding.expected, TEXT_LIMIT),
+        "observed": cut(finding.observed, TEXT_LIMIT),
+        "source": finding.source,
+        "tests": tests,
+        "tests_hidden": len(folded.tests) - len(tests),
+        "exchange": _exchange(finding.exchange) if finding.exchange else None,
+    }
+
+
+def _exchange(exchange: Exchange) -> dict[str, Any]:
+    command = exchange.curl()
+    body = exchange.response_body
+    if len(body) > 2 * BODY_EXCERPT:  # the record should have cut it already; never trust a size
+        body = cut(body)
+    headers = "\n".join(f"{name}: {value}" for name, value in exchange.response_headers)
+    return {
+        "request": cut(f"{exchange.method} {exchange.url}", TEST_NAME_LIMIT),
+        "curl": cut(command, CURL_LIMIT),
+        "curl_cut": len(command) > CURL_LIMIT,
+        "status": exchange.status,
+        "problem": cut(exchange.problem, TEXT_LIMIT),
+        "headers": cut(headers, 4 * HEADER_LIMIT),
+        "body": body,
+        "length": exchange.response_length,
+        "body_cut": exchange.response_length > len(body) or body != exchange.response_body,
+    }
+
+
+def _undecided(clauses: list[ClauseResult]) -> list[dict[str, Any]]:
+    """Undecided clauses grouped by their reason (a refused target leaves all of them with one)."""
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for clause in clauses:
+        notes = clause.notes or [Note((clause.id,), OTHER, "no reason recorded")]
+        for note in notes:
+            key = (note.kind, note.reason, note.blocked_by)
+            group = groups.setdefault(
+                key,
+                {
+                    "kind": view.KIND_WORDS.get(note.kind, note.kind),
+                    "reason": cut(note.reason, TEXT_LIMIT),
+                    "blocked_by": note.blocked_by,
+                    "clauses": [],
+                },
+            )
+            if not any(c["id"] == clause.id for c in group["clauses"]):
+                # the clause's anchor sits on its first mention only: an id is unique in a page
+                first = not any(c["id"] == clause.id for g in groups.values() for c in g["clauses"])
+                anchor = "undecided-" + view.anchor(clause.id) if first else ""
+                group["clauses"].append({"id": clause.id, "anchor": anchor, "level": clause.level})
+    return list(groups.values())
+
+
+def _appendix(clause: ClauseResult) -> dict[str, Any]:
+    return {
+        "id": clause.id,
+        "anchor": "text-" + view.anchor(clause.id),
+        "section": clause.section,
+        "level": clause.level,
+        "quote": clause.quote,
+        "statement": _statement(clause.id),
+        **_outcome(clause),
+        "tests": len(clause.tests),
+    }
+
+
+def _statement(clause_id: str) -> str:
+    """What the suite checks, in its own words (the registry's statement; empty for an unknown id)."""
+    from petstore_contract.clauses import registry
+
+    clause = registry().get(clause_id)
+    return clause.statement if clause else ""

@@ -1,0 +1,51 @@
+"""The lines the plugin prints last, after pytest's short summary; the verdict line is the very last."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from petstore_contract.record import UNDECIDED, RunResult, cut
+from petstore_contract.reporting import view
+
+SHOWN = 15  # violated clauses, and undecided reasons, listed one a line; the rest are counted
+LINE = view.LINE  # a line longer than this is cut with its length shown
+
+
+def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
+    lines: list[str] = []
+    violated = view.violated_must(result)
+    for clause in violated[:SHOWN]:
+        folded = view.fold(clause.findings)
+        count = f" [{view.TIMES}{folded[0].count}]" if folded and folded[0].count > 1 else ""
+        lines.append(view.first_line(clause) + count)
+    if len(violated) > SHOWN:
+        rest = violated[SHOWN:]
+        lines.append(f"and {len(rest)} more violated clauses: {view.names([c.id for c in rest], 10)}")
+    lines += _undecided(result)
+    for clause in view.violated_should(result)[:SHOWN]:
+        lines.append("warning (SHOULD) " + view.first_line(clause))
+    for warning in view.other_warnings(result)[:SHOWN]:
+        lines.append("warning: " + cut(warning, LINE))
+    if paths:
+        lines.append("reports: " + ", ".join(str(p) for p in paths.values()))
+    lines.append(view.verdict_line(result))
+    return lines
+
+
+def _undecided(result: RunResult) -> list[str]:
+    """One line per undecided clause; clauses sharing one reason share one line."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for clause in result.clauses:
+        if clause.outcome != UNDECIDED:
+            continue
+        note = view.main_note(clause)
+        key = (note.kind, note.reason) if note else ("other", "no reason recorded")
+        groups.setdefault(key, []).append(clause.id)
+    lines = []
+    for (kind, reason), ids in list(groups.items())[:SHOWN]:
+        kind_word = view.KIND_WORDS.get(kind, kind)
+        lines.append(cut(f"undecided ({kind_word}): {view.names(ids, 6)}: {reason}", LINE))
+    if len(groups) > SHOWN:
+        rest = sum(len(ids) for ids in list(groups.values())[SHOWN:])
+        lines.append(f"and {rest} more undecided clauses (see report.html)")
+    return lines

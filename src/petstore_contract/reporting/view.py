@@ -1,0 +1,313 @@
+"""What every output of a run says, computed once: the verdict line, folded findings, one-line whys.
+
+The HTML page, the Markdown summary, summary.json, JUnit and the terminal all read a ``RunResult``
+through these functions, so that they never disagree.  Nothing here redacts: the records arrive
+redacted.  Only the run's facts, which are environment, pass ``public_facts`` (secret-named values
+and URL userinfo hidden), never the report's own structure (clause ids such as ``auth.invalid``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from petstore_contract.record import (
+    BLOCKING,
+    BUDGET,
+    CONFORMANT,
+    CONFORMS,
+    EMPTY_STORE,
+    INCONCLUSIVE,
+    NOT_CONFORMANT,
+    NOT_SELECTED,
+    NOT_SENT,
+    OTHER,
+    PRECONDITION,
+    STORE_TOO_LARGE,
+    TARGET,
+    THROTTLED,
+    UNDECIDED,
+    VIOLATED,
+    ClauseResult,
+    Finding,
+    Note,
+    RunResult,
+    cut,
+)
+
+VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INCONCLUSIVE: "Inconclusive"}
+OUTCOME_WORDS = {CONFORMS: "conforms", VIOLATED: "violated", UNDECIDED: "undecided", NOT_SELECTED: "not selected"}
+
+# Why a clause stayed undecided, as a verb phrase: (one clause, several clauses).
+KIND_PHRASES = {
+    STORE_TOO_LARGE: ("needs a store the suite can see whole", "need a store the suite can see whole"),
+    NOT_SENT: ("depends on an optional header the target did not send", "depend on optional headers not sent"),
+    EMPTY_STORE: ("needs animals in the store", "need animals in the store"),
+    TARGET: ("could not be checked: the target did not answer", "could not be checked: the target did not answer"),
+    BUDGET: ("could not be checked: the request budget ran out", "could not be checked: the request budget ran out"),
+    PRECONDITION: ("could not be checked: a precondition failed", "could not be checked: a precondition failed"),
+    THROTTLED: ("could not be checked: the target throttled the suite", "could not be checked: throttled"),
+    OTHER: ("is undecided", "are undecided"),
+}
+KIND_WORDS = {
+    STORE_TOO_LARGE: "store too large",
+    NOT_SENT: "header not sent",
+    EMPTY_STORE: "empty store",
+    TARGET: "target",
+    BUDGET: "budget",
+    PRECONDITION: "precondition",
+    THROTTLED: "throttled",
+    OTHER: "other",
+}
+
+# The old reports' rule: environment values whose name says "secret" are not shown.
+SECRET_NAME = re.compile(r"(?i)token|secret|passw|api_?key|credential|auth")
+URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
+HIDDEN = "[hidden]"
+
+# The facts in the order a reader wants them, with their labels; other facts follow in their own order.
+FACT_LABELS = {
+    "target": "Target",
+    "base_url": "Base URL",
+    "mode": "Mode",
+    "profile": "Profile",
+    "seed": "Seed",
+    "run_id": "Run id",
+    "concurrency": "Concurrency",
+    "started": "Started",
+    "finished": "Finished",
+    "duration_s": "Duration",
+    "requests": "Requests",
+    "writes": "Writes",
+    "no_answer": "Requests unanswered",
+    "throttled": "Throttled answers",
+    "throttle_wait_s": "Waited for throttling",
+    "suite_version": "Suite version",
+    "spec_sha256": "Spec SHA-256",
+    "key_env": "API key from",
+    "replay": "Replay",
+}
+
+TIMES = "\u00d7"  # the multiplication sign of a folded count: "\u00d712"
+LINE = 240
+REASON_LIMIT = 500  # the verdict line's reason
+FACT_LIMIT = 300
+COUNTED_FACTS = frozenset({"requests", "writes", "no_answer", "throttled", "concurrency"})  # shown as 1,873
+REPLAY_LIMIT = 4_000  # a one-line value (a why, a terminal line) is cut here
+NAMES_SHOWN = 5
+
+
+# -- facts --------------------------------------------------------------------------------------
+
+
+def public_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """The run's facts with secret-named values hidden and URL userinfo removed (never the key)."""
+    shown: dict[str, Any] = {}
+    for name, value in facts.items():
+        if SECRET_NAME.search(name) and name != "key_env":  # key_env names a variable, never holds a key
+            shown[name] = HIDDEN
+        elif isinstance(value, str):
+            shown[name] = URL_USERINFO.sub(r"\1[hidden]@", value)
+        else:
+            shown[name] = value
+    return shown
+
+
+def fact_text(name: str, value: Any, limit: int = FACT_LIMIT) -> str:
+    """One fact as a person reads it, cut to ``limit`` characters (the replay command to more)."""
+    return cut(_fact_text(name, value), REPLAY_LIMIT if name == "replay" else limit)
+
+
+def _fact_text(name: str, value: Any) -> str:
+    if value is None or value == "":
+        return "-"
+    if name.endswith("_s") and isinstance(value, int | float) and not isinstance(value, bool):
+        return duration(float(value))
+    if name == "key_env":
+        return f"${value} (the key itself is never written)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and name in COUNTED_FACTS:
+        return f"{value:,}"
+    return str(value)
+
+
+def fact_rows(result: RunResult) -> list[tuple[str, str, str]]:
+    """(name, label, text) of every fact, known ones first."""
+    facts = public_facts(result.facts)
+    names = [n for n in FACT_LABELS if n in facts] + [n for n in facts if n not in FACT_LABELS]
+    return [(n, FACT_LABELS.get(n, n.replace("_", " ").capitalize()), fact_text(n, facts[n])) for n in names]
+
+
+def duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def tests_text(tests: dict[str, int]) -> str:
+    parts = [f"{count:,} {name}" for name, count in tests.items() if count]
+    return ", ".join(parts) or "none"
+
+
+# -- clauses --------------------------------------------------------------------------------------
+
+
+def by_outcome(result: RunResult, outcome: str, level: str | None = None) -> list[ClauseResult]:
+    return [c for c in result.clauses if c.outcome == outcome and (level is None or c.level == level)]
+
+
+def violated_must(result: RunResult) -> list[ClauseResult]:
+    """The clauses that broke the gate, most findings first (stable, so registry order breaks ties)."""
+    return sorted(by_outcome(result, VIOLATED, "MUST"), key=lambda c: -len(c.findings))
+
+
+def violated_should(result: RunResult) -> list[ClauseResult]:
+    return [c for c in result.clauses if c.outcome == VIOLATED and c.level != "MUST"]
+
+
+def outcome_counts(result: RunResult) -> dict[str, int]:
+    tally = Counter(c.outcome for c in result.clauses)
+    return {outcome: tally.get(outcome, 0) for outcome in OUTCOME_WORDS}
+
+
+def main_note(clause: ClauseResult) -> Note | None:
+    """The note that says why the clause is undecided: a blocking one first."""
+    for note in clause.notes:
+        if note.kind in BLOCKING:
+            return note
+    return clause.notes[0] if clause.notes else None
+
+
+def kind_of(clause: ClauseResult) -> str:
+    note = main_note(clause)
+    return note.kind if note else OTHER
+
+
+def why(clause: ClauseResult, limit: int = LINE) -> str:
+    """The matrix's one-line why."""
+    if clause.outcome == VIOLATED:
+        folded = fold(clause.findings)
+        if not folded:
+            return "violated (no finding recorded)"
+        first = folded[0].finding
+        more = len(clause.findings) - folded[0].count
+        notes = [f"{TIMES}{folded[0].count}"] if folded[0].count > 1 else []
+        notes += [f"+{more:,} more finding{'s' if more != 1 else ''}"] if more else []
+        tail = f" ({'; '.join(notes)})" if notes else ""
+        return cut(f"expected {first.expected}; observed {first.observed}", limit) + tail
+    if clause.outcome == UNDECIDED:
+        note = main_note(clause)
+        if note is None:
+            return "undecided (no reason recorded)"
+        blocked = f" (blocked by {note.blocked_by})" if note.blocked_by else ""
+        return cut(f"{KIND_WORDS.get(note.kind, note.kind)}: {note.reason}{blocked}", limit)
+    if clause.outcome == NOT_SELECTED:
+        return "no test of this clause was selected in this run"
+    count = len(clause.tests)
+    return f"{count} test{'s' if count != 1 else ''} passed" if count else "conforms"
+
+
+def anchor(clause_id: str) -> str:
+    """The HTML id of a clause's section (clause ids are dotted words: safe in an id and a URL fragment)."""
+    return "clause-" + re.sub(r"[^A-Za-z0-9._-]", "-", clause_id)
+
+
+# -- findings -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Folded:
+    """Identical findings (same clause, expectation and observation) as one, with who saw it."""
+
+    finding: Finding
+    count: int = 1
+    tests: list[str] = field(default_factory=list)
+
+    @property
+    def line(self) -> str:
+        """The finding's one line (clause: expected; observed (METHOD URL))."""
+        return self.finding.summary()
+
+
+def fold(findings: list[Finding]) -> list[Folded]:
+    """Identical findings folded into one, the most frequent first, then in the order seen."""
+    groups: dict[tuple[str, str, str], Folded] = {}
+    for finding in findings:
+        group = groups.get(finding.fold_key())
+        if group is None:
+            group = groups[finding.fold_key()] = Folded(finding, 0)
+        group.count += 1
+        if finding.test and finding.test not in group.tests:
+            group.tests.append(finding.test)
+    return sorted(groups.values(), key=lambda g: -g.count)
+
+
+def finding_line(finding: Finding, limit: int = LINE) -> str:
+    """``Finding.summary()`` within about ``limit`` characters: each part cut, the request kept."""
+    part = max(40, limit // 3)
+    exchange = finding.exchange
+    request = f" ({exchange.method} {cut(exchange.url, part)})" if exchange else ""
+    return f"{finding.clause}: expected {cut(finding.expected, part)}; observed {cut(finding.observed, part)}{request}"
+
+
+def first_line(clause: ClauseResult, limit: int = LINE) -> str:
+    """The first folded finding's line, or the clause id and why when there is none."""
+    folded = fold(clause.findings)
+    return finding_line(folded[0].finding, limit) if folded else f"{clause.id}: {why(clause)}"
+
+
+# -- the verdict ------------------------------------------------------------------------------------
+
+
+def names(ids: list[str], shown: int = NAMES_SHOWN) -> str:
+    listed = ", ".join(ids[:shown])
+    return listed + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def verdict_line(result: RunResult) -> str:
+    """The run in one line, the same in the terminal, HTML, Markdown, JUnit and summary.json.
+
+    The verdict's own one-line reason (the plugin's, from the verdict rules) is the line; only a
+    result without one gets the line ``describe`` writes from the clause rows.
+    """
+    word = VERDICT_WORDS.get(result.verdict, result.verdict)
+    reason = " ".join(result.reason.split())
+    return f"{word}: {cut(reason or describe(result), REASON_LIMIT)}"
+
+
+def describe(result: RunResult) -> str:
+    """The verdict's reason written from the clause rows (for a result that carries none)."""
+    selected = [c for c in result.clauses if c.outcome != NOT_SELECTED]
+    if result.verdict == NOT_CONFORMANT:
+        broken = [c.id for c in violated_must(result)]
+        must = sum(1 for c in selected if c.level == "MUST")
+        return f"{len(broken)} of {must} MUST clauses violated ({names(broken)})"
+    if result.verdict == INCONCLUSIVE:
+        blocked = [c.id for c in selected if c.outcome == UNDECIDED and c.level == "MUST" and kind_of(c) in BLOCKING]
+        return f"{len(blocked)} MUST clauses could not be decided ({names(blocked)})"
+    conform = sum(1 for c in selected if c.outcome == CONFORMS)
+    parts = [f"{conform} of {len(selected)} clauses conform"]
+    groups: dict[str, list[str]] = {}
+    for clause in selected:
+        if clause.outcome == UNDECIDED:
+            groups.setdefault(kind_of(clause), []).append(clause.id)
+    for kind, ids in groups.items():
+        one, several = KIND_PHRASES.get(kind, KIND_PHRASES[OTHER])
+        parts.append(f"{len(ids)} {one if len(ids) == 1 else several}: {names(ids)}")
+    should = [c.id for c in violated_should(result)]
+    if should:
+        parts.append(f"{len(should)} SHOULD clause{'s' if len(should) != 1 else ''} not met (warning): {names(should)}")
+    return "; ".join(parts)
+
+
+def other_warnings(result: RunResult) -> list[str]:
+    """``result.warnings`` but those that only repeat a SHOULD clause shown in full beside them."""
+    shown = tuple(f"{c.id} (" for c in violated_should(result))
+    return [w for w in result.warnings if not (shown and w.startswith(shown))]
