@@ -5,14 +5,15 @@ The renderers live in ``reporting``; this module only decides paths and calls th
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from petstore_contract import reporting
 from petstore_contract.record import RunResult
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
 def report_dir(config: pytest.Config) -> Path:
@@ -21,17 +22,23 @@ def report_dir(config: pytest.Config) -> Path:
 
 
 def write_all(result: RunResult, config: pytest.Config) -> dict[str, Path]:
-    directory = report_dir(config)
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "summary.json"
-    path.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return {"summary.json": path}
+    """report.html, summary.md, summary.json; summary.md also appended to GitHub's job summary when set."""
+    paths = reporting.write_reports(result, report_dir(config))
+    step_summary = os.environ.get(STEP_SUMMARY)
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8") as out:
+            out.write(paths["markdown"].read_text(encoding="utf-8") + "\n")
+    return paths
+
+
+def rewrite_junit(result: RunResult, config: pytest.Config) -> Path | None:
+    """pytest's JUnit file (written in its sessionfinish) with one-line messages and the run's facts."""
+    path = getattr(config.option, "xmlpath", None)
+    if not path or not Path(path).is_file():
+        return None
+    reporting.junit.rewrite(Path(path), result)
+    return Path(path)
 
 
 def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
-    lines = [f"reports: {', '.join(str(p) for p in paths.values())}"]
-    return lines + [f"{result.verdict}: {result.reason}"]
-
-
-def _unused(_: Any) -> None:
-    os.environ.get("GITHUB_STEP_SUMMARY")
+    return reporting.terminal.final_lines(result, paths)

@@ -243,7 +243,10 @@ def pytest_configure_node(node: Any) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(STATE_KEY, None)
-    if state is not None:
+    if state is not None and state.result is not None:
+        junit = outputs.rewrite_junit(state.result, config)
+        if junit is not None:
+            state.paths["junit"] = junit
         state.finish_terminal()
         if state.embedded is not None:
             state.embedded.stop()

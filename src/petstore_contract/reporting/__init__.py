@@ -12,8 +12,6 @@ Imports only go down: record and clauses, never the plugin.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
 from petstore_contract.record import RunResult
 from petstore_contract.reporting import html, junit, markdown, summary_json, terminal
 from petstore_contract.reporting.view import fold, public_facts, verdict_line
@@ -45,28 +43,3 @@ def write_reports(result: RunResult, report_dir: Path) -> dict[str, Path]:
         path.write_text(text, encoding="utf-8")
         paths[kind] = path
     return paths
-
-
-def __getattr__(name: str) -> Any:
-    """Transitional: the old reporting.py's names, until the integrator deletes that file.
-
-    This package shadows ``petstore_contract/reporting.py``; the plugin still imports
-    ``ReportPlugin`` and ``add_report_options`` from it.  Delete this function with that file.
-    """
-    legacy = Path(__file__).resolve().parent.parent / "reporting.py"
-    if name.startswith("__") or not legacy.is_file():
-        raise AttributeError(name)
-    import importlib.util
-    import sys
-
-    module = sys.modules.get("petstore_contract._reporting_legacy")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("petstore_contract._reporting_legacy", legacy)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    try:
-        return getattr(module, name)
-    except AttributeError:
-        raise AttributeError(name) from None
