@@ -14,3 +14,7 @@ def main(argv: list[str] | None = None) -> int:
             ["--pyargs", "petstore_contract.suite", "-o", "junit_family=xunit1", "-p", "no:cacheprovider", *args]
         )
     )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
