@@ -1,29 +1,43 @@
-"""Time to a trustworthy verdict: the contract suite against Schemathesis' own CLI and the floor.
+"""Time to a verdict at real network distance: the contract suite, Schemathesis' CLI and the floor.
 
-    python benchmarks/bench.py                # median of 3, every fault of the catalog; writes results.md
-    python benchmarks/bench.py --quick        # 1 repeat, one fault per clause; a few minutes
+    python benchmarks/bench.py                  # every scenario; target rows median of 3; writes results.md
+    python benchmarks/bench.py --quick          # every target row once, fewer side rows; a few minutes
+    python benchmarks/bench.py --smoke          # one row in seconds (quick profile, 0 ms); prints, writes --out only
     python benchmarks/bench.py --help
 
-In one run, on one machine, each tool meets a fresh reference server (in a thread of this process,
-127.0.0.1) built the same way, once as it is and once with 20 ms added to every answer:
+Every row meets a fresh reference server (a uvicorn thread of this process on 127.0.0.1, a fresh
+random key, an empty store) that answers each request ``--latencies`` ms late (the server's
+``latency_seconds``: the distance is the server's, on purpose; nothing here sleeps). Requests and
+writes (requests other than GET/HEAD/OPTIONS) are counted at that server.
 
-- ``suite``: the README's main command, ``pytest tests --base-url URL`` (default profile), through
-  ``selfcheck.run_suite``; the key in the environment.
-- ``st``: ``schemathesis run spec/openapi.yaml --url URL --checks all --seed S``, otherwise Schemathesis'
-  defaults; the key comes from a temporary schemathesis.toml reading ``${PETSTORE_API_KEY}``.
-- ``st+project`` (``--project-cli``): the CLI with the project's ``spec/schemathesis.toml`` (the document's
-  relaxations) and no ``--checks all``, which would override them: the fairest "Schemathesis alone".
-- ``floor``: a bare loop of keep-alive ``requests.Session`` GETs (``/pets?limit=5``), as many as the suite
-  sent, in its own process like the others; its time is the loop's.
+- ``suite``: ``pytest tests --base-url URL --contract-profile default --concurrency N`` through
+  ``selfcheck.run_suite`` (key in PETSTORE_API_KEY), serially (N = 1) and at the default (16);
+  ``suite -n 2`` adds pytest-xdist. ``suite (embedded)`` gives no ``--base-url``: the suite starts its
+  own reference. The wall time is the whole process: start-up, collection, requests, reports.
+- ``schemathesis``: ``schemathesis --config-file spec/schemathesis.toml run spec/openapi.yaml --url URL
+  --workers W --seed S -H "Authorization: Bearer KEY"`` in an empty directory, for each ``--st-workers``.
+- ``floor``: the very requests the suite sent in its default-concurrency run (recorded at the server
+  by an ASGI middleware: method, raw path, query, headers, body, status, arrival and end time),
+  replayed against a fresh server of the same latency by a bare scheduler over keep-alive
+  ``requests.Session`` connections, one per thread of a pool as large as the suite's concurrency
+  (16), in another process. Its time is the replay's, first send to last answer.
 
-Requests are counted at the server (``store.request_count``). Faults caught and compliant servers passed
-come from one run of each tool against every server of the catalog, two at a time; the CLIs run there with
-``--max-failures 1`` (the exit code, their verdict, is the same; a failing run just stops sooner).
+Dependency model of the floor replay.  Request B waits for an earlier request A only when
+(1) A had answered before B arrived in the suite's own run (the suite did not need the order of
+requests it had in flight together), and (2) they conflict: A created an animal (a 2xx POST) and B
+lists the animals (GET /pets) or reads that animal (GET /pets/{its id}); or A listed the animals and B
+created one (the list must not see it).  Rejected writes change nothing and wait for nothing.
+Every other pair commutes.  Ready requests start in recorded order as soon as a connection is free;
+ids in paths are mapped to the ids the replay server handed out.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import dataclasses
+import heapq
+import json
 import os
 import platform
 import re
@@ -33,20 +47,25 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 
 from petstore_contract.profiles import DEFAULT_SEED
-from petstore_contract.reference import FAULTS, REFERENCE, VARIANTS, BackgroundServer, build_app
+from petstore_contract.reference import REFERENCE, VARIANTS, BackgroundServer, build_app
 from petstore_contract.reference.variants import Variant
+from petstore_contract.run import DEFAULT_CONCURRENCY
 from petstore_contract.selfcheck import run_suite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,32 +73,16 @@ SPEC = ROOT / "spec" / "openapi.yaml"
 PROJECT_TOML = ROOT / "spec" / "schemathesis.toml"
 RESULTS = ROOT / "benchmarks" / "results.md"
 KEY_ENV = "PETSTORE_API_KEY"
-AUTH_TOML = 'headers = { Authorization = "Bearer ${PETSTORE_API_KEY}" }\n\n'
-RUN_TIMEOUT = 900.0
-REQUEST_TIMEOUT = 10.0
-SLOW = replace(REFERENCE, name="reference+20ms", summary="the reference, 20 ms late", latency_seconds=0.020)
-EMBEDDED, SLOW_SERVER = "embedded reference", "reference + 20 ms"
-SERVERS: dict[str, Variant] = {EMBEDDED: REFERENCE, SLOW_SERVER: SLOW}
+RUN_TIMEOUT = 1800.0
+REQUEST_TIMEOUT = 30.0
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-FAILURE_CODE = re.compile(r"❌ (ST\d{3}) ")  # the CLI's summary: "❌ ST202 Schema-valid request rejected: 1"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a tool process said: exit code, wall time, what failed (suite: clauses; CLI: failure codes)."""
-
-    exit_code: int
-    seconds: float
-    clauses: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class Run:
-    outcome: Outcome
-    requests: int  # counted at the server
-
-
-Action = Callable[[str, str], Outcome]  # (base_url, key) -> outcome
+WRITE_METHODS_EXCLUDED = ("GET", "HEAD", "OPTIONS")
+NOT_REPLAYED = {"host", "content-length", "connection", "keep-alive", "transfer-encoding"}
+PET_PATH = re.compile(r"^(.*/pets/)([^/?]+)$")
+VERDICT_NAMES = {0: "conformant", 1: "not conformant", 6: "inconclusive"}
+TARGETS = {0: None, 20: 10.0, 100: 30.0}  # latency ms -> the issue's ceiling for the default gate
+EMBEDDED_TARGET = 5.0
+FLOOR_FACTOR = 2.0
 
 
 def log(message: str) -> None:
@@ -91,44 +94,300 @@ def require_loopback(base_url: str) -> None:
         raise ValueError(f"the benchmark only talks to loopback servers, not {base_url}")
 
 
-# -- the tools ------------------------------------------------------------------------------------
+# -- recording at the server ----------------------------------------------------------------------
 
 
-def suite_action(base_url: str, key: str) -> Outcome:
-    run = run_suite(base_url, key, timeout=RUN_TIMEOUT)
-    return Outcome(run.exit_code, run.seconds, frozenset(run.caught_clauses()))
+@dataclass
+class Exchange:
+    """One request as the server saw it, and what it answered."""
+
+    method: str
+    raw_path: str  # as sent, percent-encoding kept, /v1 included
+    query: str
+    headers: list[tuple[str, str]]
+    body: bytes
+    start: float  # time.monotonic() at arrival (before the server's latency)
+    end: float = 0.0  # after the last byte of the answer was handed to the server
+    status: int = 0
+    created_id: int | None = None  # the id a 2xx POST /pets answered
+
+    @property
+    def is_write(self) -> bool:
+        return self.method not in WRITE_METHODS_EXCLUDED
+
+    @property
+    def creates(self) -> bool:
+        return self.method == "POST" and 200 <= self.status < 300 and self.created_id is not None
+
+    @property
+    def lists(self) -> bool:
+        return self.method == "GET" and self.raw_path.rstrip("/").endswith("/pets")
+
+    def pet_id(self) -> str | None:
+        if self.method != "GET":
+            return None
+        found = PET_PATH.match(self.raw_path)
+        return found.group(2) if found else None
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["body"] = base64.b64encode(self.body).decode("ascii")
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Exchange:
+        data = {**data, "body": base64.b64decode(data["body"]), "headers": [tuple(h) for h in data["headers"]]}
+        return cls(**data)
 
 
-def cli_command(base_url: str, config: Path, seed: int, project: bool, verdict_only: bool) -> list[str]:
-    """``--checks all`` for the plain CLI; with the project's config the config decides (every check is on
-    by default there, and an explicit ``--checks all`` would override its per-operation ``enabled = false``)."""
-    beside = Path(sys.executable).parent / "schemathesis"  # the venv's, like the suite's interpreter
-    executable = str(beside) if beside.exists() else shutil.which("schemathesis") or "schemathesis"
-    command = [executable, "--config-file", str(config), "run", str(SPEC), "--url", base_url]
-    command += ["--seed", str(seed), *([] if project else ["--checks", "all"])]
-    return [*command, "--max-failures", "1"] if verdict_only else command
+class Recorder:
+    """ASGI middleware around a Pet Store app: every HTTP request, in order of arrival."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.exchanges: list[Exchange] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        arrived = time.monotonic()
+        messages, body = [], b""
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        raw = scope.get("raw_path") or (scope.get("root_path", "") + scope["path"]).encode()
+        exchange = Exchange(
+            method=scope["method"],
+            raw_path=raw.decode("latin-1"),
+            query=scope.get("query_string", b"").decode("latin-1"),
+            headers=[(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])],
+            body=body,
+            start=arrived,
+        )
+        self.exchanges.append(exchange)
+        pending = iter(messages)
+        answer = bytearray()
+
+        async def replayed_receive() -> Any:
+            for message in pending:
+                return message
+            return await receive()
+
+        async def watched_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                exchange.status = message["status"]
+            elif message["type"] == "http.response.body" and exchange.method == "POST":
+                answer.extend(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, replayed_receive, watched_send)
+        finally:
+            exchange.end = time.monotonic()
+            if exchange.method == "POST" and 200 <= exchange.status < 300:
+                exchange.created_id = _answered_id(bytes(answer))
 
 
-def cli_action(project: bool, seed: int, verdict_only: bool) -> Action:
-    """The Schemathesis CLI in a fresh directory (its example database starts empty every run)."""
-
-    def run(base_url: str, key: str) -> Outcome:
-        with tempfile.TemporaryDirectory(prefix="petstore-bench-st-") as tmp:
-            config = Path(tmp) / "schemathesis.toml"
-            config.write_text(AUTH_TOML + (PROJECT_TOML.read_text(encoding="utf-8") if project else ""), "utf-8")
-            command = cli_command(base_url, config, seed, project, verdict_only)
-            env = {**os.environ, KEY_ENV: key}
-            started = time.monotonic()
-            done = subprocess.run(
-                command, cwd=tmp, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
-            )
-            return Outcome(done.returncode, time.monotonic() - started, frozenset(FAILURE_CODE.findall(done.stdout)))
-
-    return run
+def _answered_id(body: bytes) -> int | None:
+    try:
+        value = json.loads(body).get("id")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def floor_loop(base_url: str, key: str, count: int, timeout: float = REQUEST_TIMEOUT) -> float:
-    """``count`` keep-alive GET /pets?limit=5 on one session; the seconds they took. Fails on a non-200."""
+@dataclass
+class Server:
+    """A fresh reference server (optionally recorded) in a thread of this process."""
+
+    key: str
+    app: Any
+    recorder: Recorder | None
+    base_url: str = ""
+
+    @property
+    def requests(self) -> int:
+        return int(self.app.state.store.request_count)
+
+    @property
+    def writes(self) -> int:
+        return int(self.app.state.store.write_count)
+
+
+@contextmanager
+def serve(variant: Variant, record: bool = False, key: str | None = None) -> Iterator[Server]:
+    key = key or "bench-" + secrets.token_urlsafe(18)
+    app = build_app(key, variant)
+    recorder = Recorder(app) if record else None
+    server = Server(key, app, recorder)
+    background = BackgroundServer(recorder or app).start()  # type: ignore[arg-type]
+    try:
+        server.base_url = background.base_url
+        yield server
+    finally:
+        background.stop()
+
+
+def with_latency(ms: float) -> Variant:
+    return dataclasses.replace(REFERENCE, name=f"reference+{ms:g}ms", latency_seconds=ms / 1000)
+
+
+# -- the floor: replay what the suite sent ------------------------------------------------------
+
+
+def dependencies(exchanges: Sequence[Exchange], strict: bool = False) -> list[list[int]]:
+    """For each request, the earlier requests it must wait for (see the module's docstring).
+
+    ``strict``: also a create waits for the lists that answered before it arrived."""
+    created_at = {str(e.created_id): i for i, e in enumerate(exchanges) if e.creates}
+    needs: list[list[int]] = [[] for _ in exchanges]
+    creates = [i for i, e in enumerate(exchanges) if e.creates]
+    lists = [i for i, e in enumerate(exchanges) if e.lists]
+    for b, later in enumerate(exchanges):
+        if later.lists:
+            needs[b] += [a for a in creates if a < b and exchanges[a].end <= later.start]
+        elif later.creates and strict:
+            needs[b] += [a for a in lists if a < b and exchanges[a].end <= later.start]
+        pet = later.pet_id()
+        a = created_at.get(pet) if pet is not None else None
+        if a is not None and a < b and exchanges[a].end <= later.start:
+            needs[b].append(a)
+    return needs
+
+
+def longest_chain(needs: Sequence[Sequence[int]]) -> int:
+    """Requests on the longest dependency chain: no replay can take fewer round trips."""
+    depth: list[int] = []
+    for deps in needs:
+        depth.append(1 + max((depth[a] for a in deps), default=0))
+    return max(depth, default=0)
+
+
+@dataclass(frozen=True)
+class Replay:
+    seconds: float
+    requests: int
+    writes: int
+    same_status: int
+    chain: int
+
+
+def replay(
+    base_url: str,
+    exchanges: Sequence[Exchange],
+    concurrency: int,
+    strict: bool = False,
+    timeout: float = REQUEST_TIMEOUT,
+) -> Replay:
+    """The recorded requests against ``base_url`` (same key), as concurrent as their dependencies allow."""
+    require_loopback(base_url)
+    parts = urlsplit(base_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    needs = dependencies(exchanges, strict)
+    waiting = [len(set(deps)) for deps in needs]
+    dependents: dict[int, list[int]] = defaultdict(list)
+    for b, deps in enumerate(needs):
+        for a in set(deps):
+            dependents[a].append(b)
+    ids: dict[str, str] = {}  # recorded id -> the replay server's
+    statuses = [0] * len(exchanges)
+    local = threading.local()
+    sessions: list[requests.Session] = []
+
+    def session() -> requests.Session:
+        if not hasattr(local, "session"):
+            local.session = requests.Session()
+            local.session.headers.clear()  # only the recorded headers go out
+            sessions.append(local.session)
+        return local.session
+
+    def send(i: int) -> None:
+        exchange = exchanges[i]
+        path = exchange.raw_path
+        pet = exchange.pet_id()
+        if pet is not None and pet in ids:
+            path = path[: -len(pet)] + ids[pet]
+        url = origin + path + (f"?{exchange.query}" if exchange.query else "")
+        headers: dict[str, str] = {}
+        for name, value in exchange.headers:
+            if name.lower() not in NOT_REPLAYED:
+                headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        own = session()
+        prepared = own.prepare_request(
+            requests.Request(exchange.method, url, headers=headers, data=exchange.body or None)
+        )
+        prepared.url = url  # exactly as recorded, not re-quoted
+        answer = own.send(prepared, timeout=timeout, allow_redirects=False)
+        statuses[i] = answer.status_code
+        if exchange.creates:
+            new = _answered_id(answer.content)
+            if new is not None:
+                ids[str(exchange.created_id)] = str(new)
+
+    ready = [i for i, count in enumerate(waiting) if count == 0]
+    heapq.heapify(ready)
+    in_flight: dict[Future[None], int] = {}
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        started = time.perf_counter()
+        while ready or in_flight:
+            while ready and len(in_flight) < concurrency:
+                i = heapq.heappop(ready)
+                in_flight[pool.submit(send, i)] = i
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                i = in_flight.pop(future)
+                future.result()
+                for b in dependents[i]:
+                    waiting[b] -= 1
+                    if waiting[b] == 0:
+                        heapq.heappush(ready, b)
+        seconds = time.perf_counter() - started
+    for own in sessions:
+        own.close()
+    same = sum(s == e.status for s, e in zip(statuses, exchanges, strict=True))
+    writes = sum(e.is_write for e in exchanges)
+    return Replay(seconds, len(exchanges), writes, same, longest_chain(needs))
+
+
+def replay_in_process(
+    base_url: str, key: str, exchanges: Sequence[Exchange], concurrency: int, strict: bool = False
+) -> Replay:
+    """The replay in its own interpreter (no GIL shared with the server), like the suite and the CLI."""
+    with tempfile.TemporaryDirectory(prefix="petstore-bench-floor-") as tmp:
+        recording = Path(tmp) / "recording.json"
+        document = {"base_url": base_url, "concurrency": concurrency, "strict": strict}
+        document["exchanges"] = [e.to_json() for e in exchanges]
+        recording.write_text(json.dumps(document), encoding="utf-8")
+        command = [sys.executable, str(Path(__file__).resolve()), "--replay-worker", str(recording)]
+        env = {**os.environ, KEY_ENV: key}
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"the floor replay failed: {done.stderr[-800:]}")
+        return Replay(**json.loads(done.stdout))
+
+
+def replay_worker(path: Path) -> int:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    exchanges = [Exchange.from_json(e) for e in document["exchanges"]]
+    print(
+        json.dumps(
+            dataclasses.asdict(replay(document["base_url"], exchanges, document["concurrency"], document["strict"]))
+        )
+    )
+    return 0
+
+
+def floor_loop(base_url: str, key: str, count: int, timeout: float = 10.0) -> float:
+    """``count`` keep-alive GET /pets?limit=5 on one session, one at a time; the seconds they took.
+
+    Not a measurement any more (the floor replays the suite's own requests); kept as a cheap
+    liveness check of a server for ``selftests/test_benchmark_smoke.py``."""
     require_loopback(base_url)
     headers = {"Authorization": f"Bearer {key}"}
     with requests.Session() as session:
@@ -140,352 +399,662 @@ def floor_loop(base_url: str, key: str, count: int, timeout: float = REQUEST_TIM
         return time.perf_counter() - started
 
 
-def floor_action(count: int) -> Action:
-    """The floor loop in its own interpreter, like the suite and the CLI (no GIL shared with the server)."""
-
-    def run(base_url: str, key: str) -> Outcome:
-        command = [sys.executable, str(Path(__file__).resolve()), "--floor-worker", base_url, str(count)]
-        env = {**os.environ, KEY_ENV: key}
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"the floor loop failed: {done.stderr[-500:]}")
-        return Outcome(0, float(done.stdout.strip()))
-
-    return run
+# -- the measurements -------------------------------------------------------------------------------
 
 
-def tool_action(tool: str, seed: int, verdict_only: bool) -> Action:
-    if tool == "suite":
-        return suite_action
-    return cli_action(project=tool == "st+project", seed=seed, verdict_only=verdict_only)
+@dataclass
+class Measurement:
+    scenario: str
+    latency_ms: float
+    setting: str  # concurrency / workers
+    seconds: float
+    requests: int
+    writes: int
+    verdict: str
+    exit_code: int
+    notes: str = ""
+    summary: dict[str, Any] = field(default_factory=dict)
+    profile: Profile | None = None
+    slowest: list[str] = field(default_factory=list)  # pytest --durations lines
 
 
-def measure(action: Action, variant: Variant, fault: str | None = None) -> Run:
-    """One tool against a fresh server; requests counted at the server."""
-    key = "bench-" + secrets.token_urlsafe(18)
-    app = build_app(key, variant, fault)
-    with BackgroundServer(app) as server:
-        outcome = action(server.base_url, key)
-    return Run(outcome, app.state.store.request_count)
+@dataclass(frozen=True)
+class Profile:
+    """Where a suite run's wall time went, from the server's recording."""
+
+    wall: float
+    before_first: float  # process start to the first request: interpreter, pytest, collection
+    after_last: float  # last answer to process exit: verdict and reports
+    busy: float  # some request in flight at the server
+    idle: float  # between the first and the last request, nothing in flight: the client working
+    mean_in_flight: float  # over the busy time
+    chain: tuple[int, int]  # requests on the longest dependency chain: floor, strict floor
+    timeline: tuple[float, ...]  # mean requests in flight in each second of the run
 
 
-# -- phase 1: wall time and requests, serially, median of N ------------------------------------
+def profile_of(exchanges: Sequence[Exchange], started: float, ended: float) -> Profile | None:
+    if not exchanges:
+        return None
+    spans = sorted((e.start, e.end) for e in exchanges)
+    busy, edge = 0.0, spans[0][0]
+    for start, end in spans:
+        if end > edge:
+            busy += end - max(start, edge)
+            edge = end
+    first, last = spans[0][0], max(end for _, end in spans)
+    in_flight = sum(end - start for start, end in spans) / busy if busy else 0.0
+    chain = longest_chain(dependencies(exchanges)), longest_chain(dependencies(exchanges, strict=True))
+    seconds = max(1, int(ended - started + 0.999))
+    timeline = [0.0] * seconds
+    for start, end in spans:  # the share of each second a request spent in flight, summed
+        for second in range(int(start - started), min(seconds, int(end - started) + 1)):
+            timeline[second] += max(0.0, min(end, started + second + 1) - max(start, started + second))
+    idle = (last - first) - busy
+    return Profile(ended - started, first - started, ended - last, busy, idle, in_flight, chain, tuple(timeline))
+
+
+DURATION = re.compile(r"^(\d+\.\d+)s (call|setup|teardown)\s+tests/(\S+)$")
+
+
+def slowest_tests(output: str, count: int = 8) -> list[str]:
+    found = [m.groups() for m in map(DURATION.match, output.splitlines()) if m]
+    return [f"{seconds} s {phase} {name}" for seconds, phase, name in found[:count]]
+
+
+Recording = tuple[str, list[Exchange]]  # the key, and the requests in order of arrival
+
+
+def verdict_of(exit_code: int, summary: dict[str, Any]) -> str:
+    return str(summary.get("verdict") or f"no verdict (exit {exit_code})")
+
+
+def run_suite_row(
+    scenario: str, latency_ms: float, variant: Variant | None, args: Sequence[str], setting: str, record: bool = False
+) -> tuple[Measurement, Recording]:
+    """One suite process; against a fresh server of ``variant`` (None: the suite's embedded reference)."""
+    args = [*args, "--durations=8", "--durations-min=0.3"]
+    if variant is None:
+        key = "bench-" + secrets.token_urlsafe(18)
+        run = run_suite(None, key, *args, timeout=RUN_TIMEOUT)
+        summary = run.summary
+        row = Measurement(
+            scenario,
+            latency_ms,
+            setting,
+            run.seconds,
+            run.count("requests"),
+            run.count("writes"),
+            verdict_of(run.exit_code, summary),
+            run.exit_code,
+            "counted by the suite",
+            summary,
+        )
+        row.slowest = slowest_tests(run.output)
+        _check(row, run.output)
+        return row, (key, [])
+    with serve(variant, record=record) as server:
+        started = time.monotonic()
+        run = run_suite(server.base_url, server.key, *args, timeout=RUN_TIMEOUT)
+        ended = time.monotonic()
+    exchanges = server.recorder.exchanges if server.recorder else []
+    summary = run.summary
+    notes = []
+    counted = (summary.get("requests"), summary.get("writes"))
+    if summary and counted != (server.requests, server.writes):
+        notes.append(f"the suite counted {counted[0]} requests, {counted[1]} writes")
+    if summary.get("throttled"):
+        notes.append(f"throttled {summary['throttled']}, waited {summary.get('throttle_wait_s', 0)} s")
+    row = Measurement(
+        scenario,
+        latency_ms,
+        setting,
+        run.seconds,
+        server.requests,
+        server.writes,
+        verdict_of(run.exit_code, summary),
+        run.exit_code,
+        "; ".join(notes),
+        summary,
+        profile_of(exchanges, started, ended),
+    )
+    row.slowest = slowest_tests(run.output)
+    _check(row, run.output)
+    return row, (server.key, exchanges)
+
+
+def _check(row: Measurement, output: str) -> None:
+    log(
+        f"{row.scenario} @ {row.latency_ms:g} ms [{row.setting}]: {row.seconds:.1f} s, {row.requests} requests, "
+        f"{row.writes} writes, {row.verdict}" + (f" ({row.notes})" if row.notes else "")
+    )
+    if not row.summary:
+        log(f"  no summary.json; the suite said: {output[-1500:]}")
+
+
+def schemathesis_executable() -> str:
+    beside = Path(sys.executable).parent / "schemathesis"  # the venv's, like the suite's interpreter
+    return str(beside) if beside.exists() else shutil.which("schemathesis") or "schemathesis"
+
+
+def run_schemathesis_row(latency_ms: float, workers: str, seed: int) -> Measurement:
+    with serve(with_latency(latency_ms)) as server, tempfile.TemporaryDirectory(prefix="petstore-bench-st-") as tmp:
+        command = [schemathesis_executable(), "--config-file", str(PROJECT_TOML), "run", str(SPEC)]
+        command += ["--url", server.base_url, "--workers", workers, "--seed", str(seed)]
+        command += ["-H", f"Authorization: Bearer {server.key}"]
+        started = time.monotonic()
+        done = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+        seconds = time.monotonic() - started
+    verdict = f"{'passed' if done.returncode == 0 else 'failed'} (exit {done.returncode})"
+    setting = f"--workers {workers}" + (f" (= {os.cpu_count()})" if workers == "auto" else "")
+    row = Measurement(
+        "schemathesis CLI", latency_ms, setting, seconds, server.requests, server.writes, verdict, done.returncode
+    )
+    log(f"schemathesis @ {latency_ms:g} ms [{setting}]: {seconds:.1f} s, {row.requests} requests, {verdict}")
+    if done.returncode not in (0, 1):
+        log(f"  schemathesis said: {(done.stdout + done.stderr)[-1500:]}")
+    return row
+
+
+FLOOR, STRICT_FLOOR = "floor (keep-alive replay)", "floor, lists keep their order"
+
+
+def run_floor_row(latency_ms: float, recording: Recording, concurrency: int, strict: bool = False) -> Measurement:
+    key, exchanges = recording
+    with serve(with_latency(latency_ms), key=key) as server:
+        result = replay_in_process(server.base_url, server.key, exchanges, concurrency, strict)
+    notes = (
+        f"replay of the suite's requests; same status {result.same_status}/{result.requests}; "
+        f"longest dependency chain {result.chain}"
+    )
+    row = Measurement(
+        STRICT_FLOOR if strict else FLOOR,
+        latency_ms,
+        f"{concurrency} connections",
+        result.seconds,
+        server.requests,
+        server.writes,
+        "-",
+        0,
+        notes,
+    )
+    log(f"floor @ {latency_ms:g} ms [{concurrency}]: {result.seconds:.2f} s, {row.requests} requests ({notes})")
+    return row
+
+
+# -- the plan ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Plan:
-    tools: tuple[str, ...]
-    repeats: dict[str, int]  # server -> timed runs
-    faults: tuple[str, ...]
-    parallel: int
+    latencies: tuple[float, ...]
+    repeats: int  # target rows: embedded, default concurrency, floor
+    side_repeats: int  # serial, schemathesis, -n 2, throttling
+    st_workers: tuple[str, ...]
+    serial_latencies: tuple[float, ...]
+    profile: str
     seed: int
-    verdicts: bool
+    smoke: bool = False
 
 
-Timings = dict[tuple[str, str], list[Run]]  # (server, tool) -> runs
+GATE = ("--contract-profile", "default")
 
 
-def time_tools(plan: Plan) -> Timings:
-    """Every tool, then the floor with as many requests as the suite sent, on each server, N times."""
-    timings: Timings = {}
-    for repeat in range(1, max(plan.repeats.values()) + 1):
-        for server in SERVERS:
-            if repeat > plan.repeats[server]:
-                continue
-            for tool in plan.tools:
-                _timed(timings, f"{repeat}/{plan.repeats[server]}", server, tool, tool_action(tool, plan.seed, False))
-            suite_requests = timings[(server, "suite")][-1].requests
-            _timed(timings, f"{repeat}/{plan.repeats[server]}", server, "floor", floor_action(suite_requests))
-    return timings
+def measure_all(plan: Plan) -> list[Measurement]:
+    rows: list[Measurement] = []
+    if plan.smoke:
+        row, recording = run_suite_row(
+            "suite (quick profile)",
+            0,
+            with_latency(0),
+            ["--contract-profile", "quick"],
+            str(DEFAULT_CONCURRENCY),
+            record=True,
+        )
+        floor = run_floor_row(0, recording, DEFAULT_CONCURRENCY)
+        strict = run_floor_row(0, recording, DEFAULT_CONCURRENCY, strict=True)
+        replays = (
+            f"its floor replays: {floor.seconds:.2f} s ({floor.notes}), {strict.seconds:.2f} s with lists in order"
+        )
+        row.notes = "; ".join(filter(None, [row.notes, replays]))
+        return [row]
+    profile = ("--contract-profile", plan.profile)
+    default = ("--concurrency", str(DEFAULT_CONCURRENCY))
+    for _ in range(plan.repeats):
+        rows.append(
+            run_suite_row("suite (embedded reference)", 0, None, [*profile, *default], str(DEFAULT_CONCURRENCY))[0]
+        )
+    for latency in plan.latencies:
+        for _ in range(plan.repeats):
+            row, recording = run_suite_row(
+                "suite", latency, with_latency(latency), [*profile, *default], str(DEFAULT_CONCURRENCY), record=True
+            )
+            rows.append(row)
+            rows.append(run_floor_row(latency, recording, DEFAULT_CONCURRENCY))
+            rows.append(run_floor_row(latency, recording, DEFAULT_CONCURRENCY, strict=True))
+        if latency in plan.serial_latencies:
+            for _ in range(plan.side_repeats):
+                rows.append(
+                    run_suite_row(
+                        "suite", latency, with_latency(latency), [*profile, "--concurrency", "1"], "1", record=True
+                    )[0]
+                )
+        for workers in plan.st_workers:
+            for _ in range(plan.side_repeats):
+                rows.append(run_schemathesis_row(latency, workers, plan.seed))
+    for _ in range(plan.side_repeats):
+        rows.append(
+            run_suite_row(
+                "suite -n 2 (xdist)",
+                0,
+                with_latency(0),
+                [*profile, *default, "-n", "2"],
+                f"{DEFAULT_CONCURRENCY} x 2 workers",
+            )[0]
+        )
+    for _ in range(plan.side_repeats):
+        rows.append(
+            run_suite_row(
+                "suite vs throttling server", 0, VARIANTS["throttling"], [*profile, *default], str(DEFAULT_CONCURRENCY)
+            )[0]
+        )
+    return rows
 
 
-def _timed(timings: Timings, step: str, server: str, tool: str, action: Action) -> None:
-    run = measure(action, SERVERS[server])
-    timings.setdefault((server, tool), []).append(run)
-    seconds, code = run.outcome.seconds, run.outcome.exit_code
-    log(f"timing {step} {server}: {tool} {seconds:.1f} s, {run.requests} requests, exit {code}")
+# -- the report -------------------------------------------------------------------------------------
 
 
-# -- phase 2: faults caught and compliant servers passed, once per tool, in parallel -----------
-
-
-Job = tuple[str, str, str]  # (tool, "fault" | "variant", name)
-Verdicts = dict[Job, Run]
-
-
-def fault_sample(quick: bool) -> tuple[str, ...]:
-    """Every fault, or (quick) the first fault of each clause plus the generated-only ones."""
-    if not quick:
-        return tuple(FAULTS)
-    firsts = {fault.clause: name for name, fault in reversed(FAULTS.items())}
-    return tuple(name for name, fault in FAULTS.items() if name in firsts.values() or fault.generated_only)
-
-
-def reused_verdicts(plan: Plan, timings: Timings) -> Verdicts:
-    """Compliant servers that phase 1 already ran in full (the reference, and the slow variant if SLOW is it)."""
-    same = {"reference": EMBEDDED} if SERVERS[EMBEDDED] == VARIANTS["reference"] else {}
-    if replace(VARIANTS["slow"], name=SLOW.name, summary=SLOW.summary) == SLOW:
-        same["slow"] = SLOW_SERVER
-    # The least favourable of the repeats: one failing run is enough to fail the server.
-    worst = {key: max(runs, key=lambda run: run.outcome.exit_code != 0) for key, runs in timings.items()}
-    return {(tool, "variant", name): worst[(server, tool)] for tool in plan.tools for name, server in same.items()}
-
-
-def run_verdicts(plan: Plan, reused: Verdicts) -> Verdicts:
-    jobs = [(tool, "fault", name) for tool in plan.tools for name in plan.faults]
-    variants = [(tool, "variant", name) for tool in plan.tools for name in VARIANTS]
-    jobs += [job for job in variants if job not in reused]
-    jobs.sort(key=lambda job: job[2] != "slow")  # the long ones first, so the pool ends together
-    done = 0
-
-    def one(job: Job) -> Run:
-        nonlocal done
-        tool, kind, name = job
-        variant, fault = (REFERENCE, name) if kind == "fault" else (VARIANTS[name], None)
-        run = measure(tool_action(tool, plan.seed, verdict_only=True), variant, fault)
-        done += 1
-        seconds, code = run.outcome.seconds, run.outcome.exit_code
-        log(f"verdicts {done}/{len(jobs)}: {tool} on {kind} {name}: exit {code} in {seconds:.1f} s")
-        return run
-
-    with ThreadPoolExecutor(max_workers=plan.parallel) as pool:
-        return reused | dict(zip(jobs, pool.map(one, jobs), strict=True))
-
-
-def caught(tool: str, fault: str, run: Run, on_clause: bool) -> bool:
-    if tool == "suite" and on_clause:
-        return run.outcome.exit_code == 1 and FAULTS[fault].clause in run.outcome.clauses
-    return run.outcome.exit_code != 0
-
-
-# -- the report -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
+@dataclass
 class Row:
-    seconds: float
-    low: float
-    high: float
-    requests: int
-    exit_codes: str
+    scenario: str
+    latency_ms: float
+    setting: str
+    runs: list[Measurement]
 
     @property
-    def rate(self) -> float:
-        return self.requests / self.seconds if self.seconds else 0.0
+    def seconds(self) -> float:
+        return statistics.median(r.seconds for r in self.runs)
+
+    @property
+    def requests(self) -> int:
+        return round(statistics.median(r.requests for r in self.runs))
+
+    @property
+    def writes(self) -> int:
+        return round(statistics.median(r.writes for r in self.runs))
+
+    def spread(self) -> str:
+        if len(self.runs) == 1:
+            return f"{self.seconds:.2f}"
+        times = [r.seconds for r in self.runs]
+        return f"{self.seconds:.2f} ({min(times):.2f}-{max(times):.2f})"
+
+    def counts(self, attribute: str) -> str:
+        values = sorted({getattr(r, attribute) for r in self.runs})
+        return "/".join(str(v) for v in values)
+
+    def verdicts(self) -> str:
+        return " / ".join(dict.fromkeys(r.verdict for r in self.runs))
+
+    def median_run(self) -> Measurement:
+        return sorted(self.runs, key=lambda r: r.seconds)[(len(self.runs) - 1) // 2]
 
 
-def summarise(runs: Sequence[Run]) -> Row:
-    seconds = [r.outcome.seconds for r in runs]
-    codes = "/".join(sorted({str(r.outcome.exit_code) for r in runs}))
-    requests = round(statistics.median(r.requests for r in runs))
-    return Row(statistics.median(seconds), min(seconds), max(seconds), requests, codes)
+def group(measurements: Sequence[Measurement]) -> list[Row]:
+    rows: dict[tuple[str, float, str], Row] = {}
+    for m in measurements:
+        rows.setdefault(
+            (m.scenario, m.latency_ms, m.setting), Row(m.scenario, m.latency_ms, m.setting, [])
+        ).runs.append(m)
+    return list(rows.values())
 
 
-def timing_table(plan: Plan, timings: Timings) -> list[str]:
+def find(rows: Sequence[Row], scenario: str, latency: float, setting: str | None = None) -> Row | None:
+    return next(
+        (r for r in rows if r.scenario == scenario and r.latency_ms == latency and setting in (None, r.setting)), None
+    )
+
+
+def best_schemathesis(rows: Sequence[Row], latency: float) -> Row | None:
+    candidates = [r for r in rows if r.scenario == "schemathesis CLI" and r.latency_ms == latency]
+    return min(candidates, key=lambda r: r.seconds, default=None)
+
+
+def table(rows: Sequence[Row]) -> list[str]:
     lines = [
-        "| server | tool | runs | wall s, median (min-max) | requests | requests/s | exit "
-        "| suite wall ÷ tool wall | suite req/s ÷ tool req/s |",
+        "| scenario | latency | concurrency / workers | runs | wall s, median (min-max) | requests | writes "
+        "| verdict | notes |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for server in SERVERS:
-        suite = summarise(timings[(server, "suite")])
-        for tool in (*plan.tools, "floor"):
-            row = summarise(timings[(server, tool)])
-            cells = [server, tool, str(plan.repeats[server]), *_row_cells(row, None if tool == "suite" else suite)]
-            lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-def _row_cells(row: Row, suite: Row | None) -> list[str]:
-    cells = [f"{row.seconds:.2f} ({row.low:.2f}-{row.high:.2f})", str(row.requests), f"{row.rate:.0f}", row.exit_codes]
-    if suite is None:
-        return [*cells, "-", "-"]
-    return [*cells, f"{suite.seconds / row.seconds:.2f}", f"{suite.rate / row.rate:.2f}"]
-
-
-def count_caught(plan: Plan, verdicts: Verdicts, tool: str, on_clause: bool) -> int:
-    return sum(caught(tool, f, verdicts[(tool, "fault", f)], on_clause) for f in plan.faults)
-
-
-def meaningful_catches(plan: Plan, verdicts: Verdicts, tool: str) -> int:
-    """Failing a faulty server only says something if the tool passes the reference (suite: on the clause)."""
-    if "reference" not in compliant_passed(verdicts, tool):
-        return 0
-    return count_caught(plan, verdicts, tool, on_clause=tool == "suite")
-
-
-def compliant_passed(verdicts: Verdicts, tool: str) -> list[str]:
-    return [v for v in VARIANTS if verdicts[(tool, "variant", v)].outcome.exit_code == 0]
-
-
-def verdict_table(plan: Plan, verdicts: Verdicts) -> list[str]:
-    lines = [
-        f"| tool | passes the reference | compliant servers passed of {len(VARIANTS)} | faults failed on (exit ≠ 0) "
-        f"of {len(plan.faults)} | on the fault's clause | catches that mean something |",
-        "|---|---|---|---|---|---|",
-    ]
-    for tool in plan.tools:
-        passed = compliant_passed(verdicts, tool)
-        failed = [f"{v} ({_why(verdicts[(tool, 'variant', v)])})" for v in VARIANTS if v not in passed]
-        on_clause = str(count_caught(plan, verdicts, tool, True)) if tool == "suite" else "n/a (names no clause)"
+    best = {id(best_schemathesis(rows, r.latency_ms)) for r in rows}
+    for row in rows:
+        notes = "; ".join(dict.fromkeys(r.notes for r in row.runs if r.notes))
+        if row.scenario == "schemathesis CLI" and id(row) in best:
+            notes = "**its best setting at this latency**" + (f"; {notes}" if notes else "")
         cells = [
-            tool,
-            "yes" if "reference" in passed else "**no**",
-            f"{len(passed)}" + (f" (fails {', '.join(failed)})" if failed else ""),
-            str(count_caught(plan, verdicts, tool, False)),
-            on_clause,
-            str(meaningful_catches(plan, verdicts, tool)),
+            row.scenario,
+            f"{row.latency_ms:g} ms",
+            row.setting,
+            str(len(row.runs)),
+            row.spread(),
+            row.counts("requests"),
+            row.counts("writes"),
+            row.verdicts(),
+            notes,
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
-def _why(run: Run) -> str:
-    return ", ".join(sorted(run.outcome.clauses)) or f"exit {run.outcome.exit_code}"
-
-
-def missed_faults(plan: Plan, verdicts: Verdicts) -> list[str]:
-    lines = []
-    for tool in plan.tools:
-        runs = {f: verdicts[(tool, "fault", f)] for f in plan.faults}
-        missed = [f for f, run in runs.items() if not caught(tool, f, run, on_clause=tool == "suite")]
-        lines.append(f"- `{tool}` does not fail on: {', '.join(f'`{f}`' for f in missed) or 'none'}")
+def profile_table(rows: Sequence[Row]) -> list[str]:
+    lines = [
+        "| run | wall s | before the first request | requests in flight (busy) | nothing in flight between "
+        "requests | after the last answer | mean in flight while busy "
+        "| longest dependency chain: floor / lists keep their order |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        run = row.median_run()
+        p = run.profile
+        if p is None:
+            continue
+        chain = " / ".join(
+            f"{n} ({n * row.latency_ms / 1000:.1f} s of latency)" if row.latency_ms else str(n) for n in p.chain
+        )
+        cells = [
+            f"{row.scenario} @ {row.latency_ms:g} ms, {row.setting}",
+            f"{p.wall:.2f}",
+            f"{p.before_first:.2f}",
+            f"{p.busy:.2f}",
+            f"{p.idle:.2f}",
+            f"{p.after_last:.2f}",
+            f"{p.mean_in_flight:.1f}",
+            chain,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Requests in flight at the server, mean over each second of the run (median run of each row):", ""]
+    for row in rows:
+        p = row.median_run().profile
+        if p is not None:
+            lines.append(
+                f"- {row.scenario} @ {row.latency_ms:g} ms, {row.setting}: `{' '.join(_level(x) for x in p.timeline)}`"
+            )
+    slow = [row for row in rows if row.median_run().slowest]
+    if slow:
+        lines += ["", "Slowest tests (pytest `--durations`, median run of each row):", ""]
+        for row in slow:
+            tests = "; ".join(row.median_run().slowest)
+            lines.append(f"- {row.scenario} @ {row.latency_ms:g} ms, {row.setting}: {tests}")
     return lines
 
 
-def goal_lines(plan: Plan, timings: Timings, verdicts: Verdicts | None) -> list[str]:
-    fast, slow = (summarise(timings[(server, "suite")]) for server in SERVERS)
-    floor = summarise(timings[(EMBEDDED, "floor")])
-    lines = [
-        _goal("full default gate on the embedded reference ≤ 15 s", fast.seconds <= 15, f"{fast.seconds:.1f} s"),
-        _goal("full default gate against the 20 ms server ≤ 45 s", slow.seconds <= 45, f"{slow.seconds:.1f} s"),
-        _goal(
-            "requests/s within 2x of the floor (embedded reference)",
-            fast.rate * 2 >= floor.rate,
-            f"{fast.rate:.0f} vs {floor.rate:.0f} req/s: the floor is {floor.rate / fast.rate:.1f}x faster",
-        ),
-    ]
-    return [*lines, _cli_goal(plan, fast, summarise(timings[(EMBEDDED, "st")]), verdicts)]
+def _level(in_flight: float) -> str:
+    return f"{in_flight:.1f}" if in_flight < 9.95 else f"{in_flight:.0f}"
 
 
-def _cli_goal(plan: Plan, suite: Row, cli: Row, verdicts: Verdicts | None) -> str:
-    goal = "faster than the Schemathesis CLI default run while catching more faults"
-    detail = f"suite {suite.seconds:.1f} s vs st {cli.seconds:.1f} s"
-    if verdicts is None:
-        return _goal(goal + " (faults not run)", suite.seconds < cli.seconds, detail)
-    mine, theirs = meaningful_catches(plan, verdicts, "suite"), meaningful_catches(plan, verdicts, "st")
-    raw = count_caught(plan, verdicts, "st", False)
-    detail += f"; faults caught {mine} vs {theirs} (st exits non-zero on {raw}"
-    detail += ", but on the reference too)" if "reference" not in compliant_passed(verdicts, "st") else ")"
-    return _goal(goal, suite.seconds < cli.seconds and mine > theirs, detail)
+def goal(text: str, met: bool | None, detail: str) -> str:
+    state = "not measured" if met is None else ("met" if met else "not met")
+    return f"- {text}: **{state}** ({detail})"
 
 
-def _goal(goal: str, met: bool, detail: str) -> str:
-    return f"- {goal}: **{'met' if met else 'not met'}** ({detail})"
+def goals(rows: Sequence[Row]) -> list[str]:
+    lines = []
+    embedded = find(rows, "suite (embedded reference)", 0)
+    if embedded:
+        lines.append(
+            goal(
+                f"default gate on the embedded reference ≤ {EMBEDDED_TARGET:g} s",
+                embedded.seconds <= EMBEDDED_TARGET,
+                f"median {embedded.seconds:.2f} s",
+            )
+        )
+    for latency, ceiling in TARGETS.items():
+        row = find(rows, "suite", latency, str(DEFAULT_CONCURRENCY))
+        if ceiling is not None and row:
+            lines.append(
+                goal(
+                    f"default gate at {latency} ms per request ≤ {ceiling:g} s",
+                    row.seconds <= ceiling,
+                    f"median {row.seconds:.2f} s",
+                )
+            )
+    suite, floor = find(rows, "suite", 100, str(DEFAULT_CONCURRENCY)), find(rows, FLOOR, 100)
+    if suite and floor:
+        ratio = suite.seconds / floor.seconds
+        detail = f"{suite.seconds:.2f} s vs floor {floor.seconds:.2f} s: {ratio:.2f}x"
+        strict = find(rows, STRICT_FLOOR, 100)
+        if strict:
+            detail += f"; {suite.seconds / strict.seconds:.2f}x of the floor whose lists keep their order"
+            detail += f" ({strict.seconds:.2f} s)"
+        lines.append(
+            goal(
+                f"within {FLOOR_FACTOR:g}x of the floor at 100 ms",
+                ratio <= FLOOR_FACTOR,
+                detail,
+            )
+        )
+    serial, default, xdist = (
+        find(rows, s, 0, c)
+        for s, c in (("suite", "1"), ("suite", str(DEFAULT_CONCURRENCY)), ("suite -n 2 (xdist)", None))
+    )
+    if default and xdist:
+        detail = f"writes {xdist.counts('writes')} with -n 2 vs {default.counts('writes')} without"
+        detail += f" and {serial.counts('writes')} serial" if serial else ""
+        grows = max(r.writes for r in xdist.runs) > max(r.writes for r in default.runs)
+        lines.append(goal("writes per run do not grow with -n 2", not grows, detail))
+    throttled = find(rows, "suite vs throttling server", 0)
+    if throttled:
+        codes = {r.exit_code for r in throttled.runs}
+        counts = ", ".join(
+            f"{r.summary.get('throttled', '?')} throttled, {r.summary.get('throttle_wait_s', '?')} s"
+            f" waited, {r.seconds:.1f} s"
+            for r in throttled.runs
+        )
+        lines.append(
+            goal(
+                "a throttling server gets a conformant verdict (exit 0)",
+                codes == {0},
+                f"{throttled.verdicts()}; {counts}",
+            )
+        )
+    for latency in sorted({r.latency_ms for r in rows if r.scenario == "schemathesis CLI"}):
+        best, mine = best_schemathesis(rows, latency), find(rows, "suite", latency, str(DEFAULT_CONCURRENCY))
+        if best and mine:
+            lines.append(
+                f"- side by side at {latency:g} ms: suite {mine.seconds:.2f} s ({mine.requests} requests) vs "
+                f"Schemathesis at its best ({best.setting}) {best.seconds:.2f} s ({best.requests} requests, "
+                f"{best.verdicts()})"
+            )
+    return lines
 
 
 def load_average() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
 
-def machine(load_before: str) -> list[str]:
+def machine(load_before: str, busy_before: list[str]) -> list[str]:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    versions = ", ".join(f"{p} {version(p)}" for p in ("schemathesis", "hypothesis", "pytest", "requests", "uvicorn"))
+    packages = ("schemathesis", "hypothesis", "pytest", "pytest-xdist", "requests", "uvicorn", "starlette")
+    versions = ", ".join(f"{p} {version(p)}" for p in packages)
+    others = "; other busy processes at the start: " + ", ".join(busy_before) if busy_before else ""
     return [
-        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {_commit()}",
-        f"- machine: {platform.platform()}, {cores} usable cores ({os.cpu_count()} in total)",
-        f"- load average (1, 5, 15 min): {load_before} before the run, {load_average()} after",
+        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {_git('rev-parse', '--short', 'HEAD')}"
+        + (
+            " (working tree has uncommitted changes of others)" if _git("status", "--porcelain", "src", "tests") else ""
+        ),
+        f"- machine: {platform.platform()}, {cores} usable cores ({os.cpu_count()} in total), "
+        f"{platform.processor() or platform.machine()}",
+        f"- load average (1, 5, 15 min): {load_before} at the start, {load_average()} at the end{others}",
         f"- Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
-        f"- PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}",
     ]
 
 
-def _commit() -> str:
-    command = ["git", "rev-parse", "--short", "HEAD"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    return done.stdout.strip() or "unknown"
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    return done.stdout.strip()
 
 
-def render(argv: Sequence[str], plan: Plan, timings: Timings, verdicts: Verdicts | None, load: str) -> str:
+def busy_processes() -> list[str]:
+    """Other processes using CPU right now (ps), so that the report says when the machine was shared."""
+    done = subprocess.run(["ps", "-eo", "pid,pcpu,args", "--sort=-pcpu"], capture_output=True, text=True, check=False)
+    mine = {os.getpid(), os.getppid()}
+    busy = []
+    for line in done.stdout.splitlines()[1:]:
+        pid, cpu, *command = line.split(None, 2)
+        if float(cpu) >= 20 and int(pid) not in mine:
+            busy.append(f"{' '.join(command)[:60]} ({cpu} % CPU)")
+    return busy[:5]
+
+
+def render(argv: Sequence[str], plan: Plan, measurements: Sequence[Measurement], load: str, busy: list[str]) -> str:
+    rows = group(measurements)
     command = " ".join(["python benchmarks/bench.py", *argv])
-    lines = ["# Benchmark: time to a trustworthy verdict", "", f"`{command}`"]
-    lines += ["", *machine(load), "", "## Wall time and requests", "", *timing_table(plan, timings)]
-    if verdicts is not None:
-        lines += ["", "## Verdicts: fault catalog and compliant servers (one run each)", ""]
-        lines += [*verdict_table(plan, verdicts), "", *missed_faults(plan, verdicts)]
-    lines += ["", "## Goals", "", *goal_lines(plan, timings, verdicts), "", *notes(plan)]
+    lines = ["# Benchmark: time to a verdict at real network distance", "", f"`{command}`", ""]
+    lines += [*machine(load, busy), "", "## Results", "", *table(rows)]
+    if not plan.smoke:
+        lines += ["", "## Targets", "", *goals(rows)]
+    profiled = [r for r in rows if r.median_run().profile is not None or r.median_run().slowest]
+    if profiled:
+        lines += ["", "## Where the suite's wall time goes (the median run of each row, seconds)", ""]
+        lines += [*profile_table(profiled), "", PROFILE_NOTE]
+    lines += ["", NOTES.format(seed=plan.seed, concurrency=DEFAULT_CONCURRENCY)]
     return "\n".join(lines) + "\n"
 
 
-def notes(plan: Plan) -> list[str]:
-    return [
-        "Notes: a fresh server per run (empty store), in a thread of the benchmark's process. `st` runs "
-        f"`schemathesis run spec/openapi.yaml --checks all --seed {plan.seed}` with its other defaults (1 worker), "
-        "in a fresh directory (an empty example database); `st+project` uses `spec/schemathesis.toml` instead "
-        "of `--checks all` (every check stays on except the relaxations it documents; `--checks all` would "
-        "override them). "
-        "In the verdict runs the CLIs stop at their first failure (`--max-failures 1`, same exit code); "
-        "the verdicts on the reference and on `slow` (the 20 ms server) are the timed runs' (the worst repeat). "
-        "The floor's time is its request loop only, in its own process; the other tools' include their start-up. "
-        "`exit` lists the exit codes seen over the runs (0 = the tool passed the server).",
-    ]
+PROFILE_NOTE = (
+    "From the server's recording: *before the first request* is the suite process starting (interpreter, "
+    "pytest, plugin, collection); *busy* is time with at least one request at the server (its latency "
+    "included); *nothing in flight* is time between the first and last request when the server had nothing "
+    "to do (the client computing, generating, judging); *after the last answer* is the verdict and the "
+    "reports. The longest dependency chain (the floor's model) times the latency is what no client can beat."
+)
+
+NOTES = (
+    "Notes: each run meets a fresh server (empty store, fresh key) in a thread of the benchmark's process; the "
+    "latency is the server's (`latency_seconds`, an `asyncio.sleep` before every answer). Requests and writes "
+    "are counted at that server (writes: methods other than GET/HEAD/OPTIONS), except the embedded reference, "
+    "counted by the suite (`summary.json`). Suite rows use `--contract-profile default` (the gate); "
+    "`concurrency` is `--concurrency N` (default {concurrency}). The verdict is `summary.json`'s; Schemathesis' "
+    "is its exit code, with the project's `spec/schemathesis.toml`, `--seed {seed}`, the key by `-H`. "
+    "The floor replays, in another process, the requests recorded in the same repeat's default-concurrency "
+    "suite run, over {concurrency} keep-alive `requests.Session` connections, with the dependency model of "
+    "`bench.py`'s docstring; its time is the replay's only (no start-up). Wall times are medians of the runs; "
+    "requests and writes list every distinct value seen."
+)
 
 
 # -- command line ---------------------------------------------------------------------------------
 
 
+def numbers(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in text.split(",") if x.strip())
+
+
 def parse(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs on the embedded reference (default 3)")
-    parser.add_argument(
-        "--slow-repeats", type=int, default=1, help="timed runs on the 20 ms server (latency-bound; default 1)"
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--quick",
+        action="store_true",
+        help="target rows once, Schemathesis at --workers 8 only, serial only at 0 ms (a few minutes)",
     )
-    parser.add_argument("--quick", action="store_true", help="1 repeat and one fault per clause (about 5 minutes)")
-    parser.add_argument("--project-cli", action="store_true", help="also the CLI with spec/schemathesis.toml")
-    parser.add_argument("--no-faults", action="store_true", help="skip the fault catalog and compliant servers")
-    parser.add_argument("--parallel", type=int, default=2, help="tool runs at a time in the fault phase (default 2)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the CLI's --seed (default {DEFAULT_SEED})")
-    parser.add_argument("--output", type=Path, default=RESULTS, help="Markdown results (default benchmarks/results.md)")
-    parser.add_argument("--floor-worker", nargs=2, metavar=("URL", "COUNT"), help=argparse.SUPPRESS)
+    mode.add_argument(
+        "--smoke",
+        action="store_true",
+        help="one row in a few seconds: the suite (quick profile) "
+        "at 0 ms and a replay of its requests; writes a report only with --out",
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each target row (default 3)")
+    parser.add_argument(
+        "--side-repeats",
+        type=int,
+        default=1,
+        help="runs of each side row: serial, Schemathesis, -n 2, throttling (default 1)",
+    )
+    parser.add_argument(
+        "--latencies",
+        type=numbers,
+        default=(0.0, 20.0, 100.0),
+        metavar="MS,MS",
+        help="server latencies in ms (default 0,20,100)",
+    )
+    parser.add_argument(
+        "--serial-latencies",
+        type=numbers,
+        default=None,
+        metavar="MS,MS",
+        help="latencies with a serial (--concurrency 1) row (default: all)",
+    )
+    parser.add_argument(
+        "--st-workers",
+        default="1,auto,4,8",
+        metavar="W,W",
+        help="Schemathesis --workers values (default 1,auto,4,8; empty: no Schemathesis)",
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Schemathesis' --seed (default {DEFAULT_SEED})")
+    parser.add_argument(
+        "--out",
+        "--output",
+        dest="out",
+        type=Path,
+        default=None,
+        help="Markdown report (default benchmarks/results.md; --smoke: none)",
+    )
+    parser.add_argument(
+        "--wait-for-load",
+        type=float,
+        default=None,
+        metavar="LOAD",
+        help="first wait (up to 30 min) until the 1-minute load average is below LOAD",
+    )
+    parser.add_argument("--replay-worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
-        args.repeats = args.slow_repeats = 1
-    if not (1 <= args.repeats <= 50 and 1 <= args.slow_repeats <= 50 and 1 <= args.parallel <= 16):
-        parser.error("--repeats and --slow-repeats must be 1-50, --parallel 1-16")
+        args.repeats, args.side_repeats, args.st_workers = 1, 1, "8"
+        args.serial_latencies = args.serial_latencies or (0.0,)
+    if not (1 <= args.repeats <= 20 and 1 <= args.side_repeats <= 20):
+        parser.error("--repeats and --side-repeats must be 1-20")
+    if args.out is None and not args.smoke:
+        args.out = RESULTS
     return args
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
     return Plan(
-        tools=("suite", "st", "st+project") if args.project_cli else ("suite", "st"),
-        repeats={EMBEDDED: args.repeats, SLOW_SERVER: args.slow_repeats},
-        faults=fault_sample(args.quick),
-        parallel=args.parallel,
+        latencies=args.latencies,
+        repeats=args.repeats,
+        side_repeats=args.side_repeats,
+        st_workers=tuple(w.strip() for w in args.st_workers.split(",") if w.strip()),
+        serial_latencies=args.latencies if args.serial_latencies is None else args.serial_latencies,
+        profile="default",
         seed=args.seed,
-        verdicts=not args.no_faults,
+        smoke=args.smoke,
     )
+
+
+def wait_for_load(limit: float, timeout: float = 1800.0, sleep: Callable[[float], None] = time.sleep) -> None:
+    deadline = time.monotonic() + timeout
+    while os.getloadavg()[0] >= limit and time.monotonic() < deadline:
+        log(f"load {load_average()}: waiting for < {limit:g}")
+        sleep(30)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse(argv)
-    if args.floor_worker:
-        url, count = args.floor_worker
-        print(f"{floor_loop(url, os.environ[KEY_ENV], int(count)):.6f}")
-        return 0
-    started, load = time.monotonic(), load_average()
+    if args.replay_worker:
+        return replay_worker(args.replay_worker)
+    if args.wait_for_load is not None:
+        wait_for_load(args.wait_for_load)
+    started, load, busy = time.monotonic(), load_average(), busy_processes()
     plan = make_plan(args)
-    log(f"phase 1: {plan.tools} and the floor, timed on {plan.repeats}")
-    timings = time_tools(plan)
-    verdicts = None
-    if plan.verdicts:
-        log(f"phase 2: {plan.tools} x ({len(plan.faults)} faults + {len(VARIANTS)} compliant servers)")
-        verdicts = run_verdicts(plan, reused_verdicts(plan, timings))
-    report = render(argv, plan, timings, verdicts, load)
+    measurements = measure_all(plan)
+    report = render(argv, plan, measurements, load, busy)
     report += f"\nbenchmark wall time: {time.monotonic() - started:.0f} s\n"
-    args.output.write_text(report, encoding="utf-8")
+    if args.out:
+        args.out.write_text(report, encoding="utf-8")
     print(report)
-    return 0
+    crashed = [m for m in measurements if m.scenario.startswith("suite") and not m.summary]
+    return 1 if crashed else 0
 
 
 if __name__ == "__main__":
