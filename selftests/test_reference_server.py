@@ -228,8 +228,8 @@ def probe_wrong_after_50(api: Api) -> bool:
     return any(read_other(api, p["id"]) for p in pets[:3])
 
 
-def probe_forgets_after_150(api: Api) -> bool:
-    newest = api.seed(151)[-1]
+def probe_forgets_after_100(api: Api) -> bool:
+    newest = api.seed(101)[-1]
     return newest["id"] not in listed_ids(api, status=newest["status"], limit=100)
 
 
@@ -285,7 +285,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     ),
     "list_filter_leaks_over_100": probe_leaks_over_100,
     "list_hides_newest": lambda api: api.create()["id"] not in listed_ids(api, limit=100),
-    "list_forgets_after_150": probe_forgets_after_150,
+    "list_forgets_after_100": probe_forgets_after_100,
     "list_500_on_unknown_status": server_error("GET", "/pets", params={"status": "lost"}),
     # POST /pets: success
     "create_returns_200": lambda api: api.post({"name": "Rex", "categoryId": 1}).status_code == 200,

@@ -8,6 +8,7 @@ Every name carries the run's seed and run id.  Read-only runs judge the store as
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,8 @@ from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
 OWN_PER_STATUS = 2
+# The list grid: status (none or each PetStatus) x limit (none, 1, 2, 5, 20, 100).
+GRID = [(status, limit) for status in store.FILTERS for limit in store.LIMITS]
 INT64_MAX = 2**63 - 1
 
 
@@ -92,7 +95,7 @@ def seed(run: Run, api: Api) -> Seeded:
         if pet is None:
             seeded.problem = f"POST /pets answered {answer.status}: the suite could not create its animals"
             continue
-        seeded.sent[str(pet["id"])] = body
+        seeded.sent[str(pet["id"])] = {**body, "status": pet.get("status")}  # what the service stored
         if body["name"].startswith(run.name("own-")):
             seeded.own.append(pet)
     seeded.fillers = fillers
@@ -113,6 +116,36 @@ def _created(answer: Answer) -> dict[str, Any] | None:
 def seeded(run: Run, api: Api) -> Seeded:
     data = run.once("seeded", lambda: seed(run, api).to_dict())
     return Seeded(**data)
+
+
+@dataclass
+class Grid:
+    answers: dict[tuple[str | None, int | None], Answer]
+    pages: dict[tuple[str | None, int | None], store.Page]
+    known: store.Knowledge
+    cap_seen: int
+
+
+@pytest.fixture(scope="session")
+def grid(api: Api, seeded: Seeded) -> Grid:
+    # Unfiltered pages first, then the status pages: an animal an unfiltered page shows exists
+    # before any status page is asked for.
+    unfiltered = [q for q in GRID if q[0] is None]
+    filtered = [q for q in GRID if q[0] is not None]
+    answers = dict(zip(unfiltered, api.map(lambda q: api.get("/pets", params=_params(*q)), unfiltered), strict=True))
+    answers |= dict(zip(filtered, api.map(lambda q: api.get("/pets", params=_params(*q)), filtered), strict=True))
+    pages = {}
+    for query, answer in answers.items():
+        try:
+            pages[query] = store.Page(query[0], query[1], tuple(expect.pet_list(answer)))
+        except Mismatch:
+            continue
+    known = store.Knowledge()
+    for pet in seeded.before:
+        known.add(pet)
+    for pet_id, body in seeded.sent.items():
+        known.add({"id": int(pet_id), "status": body.get("status")})
+    return Grid(answers, pages, known, store.largest_page(list(pages.values())))
 
 
 @pytest.fixture(scope="session")
@@ -147,3 +180,32 @@ def create_pet(run: Run, api: Api) -> Callable[..., tuple[dict[str, Any], Answer
         return pet, answer
 
     return create
+
+
+@pytest.fixture(scope="session")
+def reads(api: Api, seeded: Seeded, read_only: bool) -> list[tuple[dict[str, Any], Answer]]:
+    """Each of the suite's own animals read back, side by side (or, read-only, a few listed ones)."""
+    pets = seeded.own if seeded.own else ([] if not read_only else seeded.before[:6])
+    return list(zip(pets, api.map(lambda pet: api.get(f"/pets/{pet['id']}"), pets), strict=True))
+
+
+SEQUENCES = "test_stateful.py::test_create_read_list_sequences"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def set_up(request: pytest.FixtureRequest, run: Run) -> None:
+    """Set-up, in order, before any test: own data, the list grid, the own animals read back.
+
+    Then the stateful sequences start in the background, so their request chains overlap the
+    suite; the grid and the reads have seen the store as set-up left it.  Only in a serial
+    pytest process: under xdist each worker would start them, and they would write several times
+    (tests/test_stateful.py then runs them inline).
+    """
+    request.getfixturevalue("grid")
+    request.getfixturevalue("reads")
+    selected = [i for i in request.session.items if i.nodeid.endswith(SEQUENCES) and not i.get_closest_marker("skip")]
+    if not selected or run.read_only or "PYTEST_XDIST_WORKER" in os.environ:
+        return
+    from .test_stateful import run_sequences
+
+    run.start_background("sequences", run_sequences)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from petstore_contract import expect
-from petstore_contract.api import UNSET, Api
+from petstore_contract.api import UNSET, Api, Request, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import Mismatch
 from petstore_contract.run import Run
@@ -190,9 +190,16 @@ def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operat
             raise Mismatch("the valid key accepted (§5.1)", f"HTTP {answer.status}", answer.exchange)
 
 
+@pytest.fixture(scope="module")
+def schemes(api: Api) -> dict[str, Answer]:
+    table = {s: Request("GET", "/store/orders", authorization=f"{s} {{key}}") for s in SCHEMES}
+    return send_table(api, table)
+
+
 @pytest.mark.clause("auth.scheme-case")
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_scheme_name_is_case_insensitive(api: Api, judge: Judge, seeded: Seeded, scheme: str) -> None:
-    answer = api.get("/pets", params={"limit": 1}, authorization=f"{scheme} {{key}}")
+def test_scheme_name_is_case_insensitive(schemes: dict[str, Answer], judge: Judge, scheme: str) -> None:
+    answer = schemes[scheme]
     with judge("auth.scheme-case"):
-        expect.status(answer, 200)
+        if answer.status in (401, 403):
+            raise Mismatch(f"the key accepted under the scheme {scheme!r}", f"HTTP {answer.status}", answer.exchange)

@@ -24,6 +24,7 @@ CLAUSES = pytest.mark.clause("responses.documented", "json.content-type", "auth.
 
 
 @pytest.mark.generated
+@pytest.mark.deferred
 @CLAUSES
 @positive.parametrize()
 def test_valid_requests_get_conformant_answers(case: Any) -> None:
@@ -31,6 +32,7 @@ def test_valid_requests_get_conformant_answers(case: Any) -> None:
 
 
 @pytest.mark.generated
+@pytest.mark.deferred
 @CLAUSES
 @negative.parametrize()
 def test_invalid_requests_are_rejected_or_harmless(case: Any) -> None:

@@ -62,3 +62,19 @@ class Api:
     def map(self, send: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """Independent requests side by side on the run's bounded pool; results in input order."""
         return self.transport.map(send, list(items))
+
+
+class Request:
+    """One request of a table, as data: sent later, side by side with the table's others."""
+
+    def __init__(self, method: str, path: str, **options: Any) -> None:
+        self.method, self.path, self.options = method, path, options
+
+    def send(self, api: Api) -> Answer:
+        return api.request(self.method, self.path, **self.options)
+
+
+def send_table(api: Api, table: dict[str, Request]) -> dict[str, Answer]:
+    """Every request of the table on the run's bounded pool; answers by the table's keys."""
+    keys = list(table)
+    return dict(zip(keys, api.map(lambda key: table[key].send(api), keys), strict=True))

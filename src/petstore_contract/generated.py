@@ -26,43 +26,60 @@ SF_DATE = re.compile(r"@-?[0-9]{1,15}")
 CATCH_ALL = "generated.other"
 STATUSES = ("available", "pending", "sold")
 
-# (operationId or "*", check, "2xx" | "4xx" | "*") -> clause.  Most specific key wins.
+# (operationId or "*", failure kind, "2xx" | "4xx" | "*") -> clause.  Most specific key wins.  The
+# failure kinds are Schemathesis' failure classes; a header that breaks its schema is "HeaderSchema".
 FAILURE_CLAUSES: dict[tuple[str, str, str], str] = {
-    ("*", "not_a_server_error", "*"): "responses.documented",
+    ("listPets", "ServerError", "*"): "responses.documented",
+    ("listOrders", "ServerError", "*"): "orders.available",
+    ("*", "ServerError", "*"): "responses.documented",
+    ("*", "ContentTypeServerError", "*"): "responses.documented",
     # An undocumented status where the operation should have succeeded breaks that operation's clause.
-    ("listPets", "status_code_conformance", "2xx"): "list.shape",
-    ("createPet", "status_code_conformance", "2xx"): "create.created",
-    ("getPet", "status_code_conformance", "2xx"): "read.found",
-    ("listOrders", "status_code_conformance", "*"): "orders.available",
-    ("*", "status_code_conformance", "*"): "responses.documented",
-    ("*", "content_type_conformance", "*"): "json.content-type",
-    ("getPet", "response_headers_conformance", "2xx"): "read.deprecation",
-    ("*", "response_headers_conformance", "*"): "responses.documented",
-    ("listPets", "response_schema_conformance", "2xx"): "list.shape",
-    ("createPet", "response_schema_conformance", "2xx"): "create.created",
-    ("getPet", "response_schema_conformance", "2xx"): "read.found",
-    ("listOrders", "response_schema_conformance", "2xx"): "orders.available",
-    ("*", "response_schema_conformance", "4xx"): "errors.body",
-    ("createPet", "negative_data_rejection", "*"): "create.reject.types",  # refined by the body: see below
-    ("*", "negative_data_rejection", "*"): "responses.documented",
-    ("createPet", "positive_data_acceptance", "*"): "create.created",
-    ("listPets", "positive_data_acceptance", "*"): "list.limit.accepted",
-    ("getPet", "positive_data_acceptance", "*"): "responses.documented",
-    ("listOrders", "positive_data_acceptance", "*"): "orders.available",
-    ("*", "missing_required_header", "*"): "auth.missing",
-    ("*", "ignored_auth", "*"): "auth.missing",
-    ("getPet", "ensure_resource_availability", "*"): "read.found",
+    ("listPets", "UndefinedStatusCode", "2xx"): "list.shape",
+    ("createPet", "UndefinedStatusCode", "2xx"): "create.created",
+    ("getPet", "UndefinedStatusCode", "2xx"): "read.found",
+    ("listOrders", "UndefinedStatusCode", "*"): "orders.available",
+    ("*", "UndefinedStatusCode", "*"): "responses.documented",
+    ("*", "MissingContentType", "*"): "json.content-type",
+    ("*", "MalformedMediaType", "*"): "json.content-type",
+    ("*", "UndefinedContentType", "*"): "json.content-type",
+    ("getPet", "MissingHeaders", "*"): "read.deprecation",
+    ("getPet", "HeaderSchema", "*"): "read.deprecation",
+    ("*", "MissingHeaders", "*"): "responses.documented",
+    ("*", "HeaderSchema", "*"): "responses.documented",
+    ("listPets", "JsonSchemaError", "2xx"): "list.shape",
+    ("createPet", "JsonSchemaError", "2xx"): "create.created",
+    ("getPet", "JsonSchemaError", "2xx"): "read.found",
+    ("listOrders", "JsonSchemaError", "2xx"): "orders.available",
+    ("*", "JsonSchemaError", "4xx"): "errors.body",
+    ("listPets", "MalformedJson", "2xx"): "list.shape",
+    ("createPet", "MalformedJson", "2xx"): "create.created",
+    ("getPet", "MalformedJson", "2xx"): "read.found",
+    ("listOrders", "MalformedJson", "*"): "orders.available",
+    ("*", "MalformedJson", "4xx"): "errors.body",
+    ("*", "ContentDeserializationError", "2xx"): "responses.documented",
+    ("*", "ContentDeserializationError", "4xx"): "errors.body",
+    ("createPet", "AcceptedNegativeData", "*"): "create.reject.types",  # refined by the body: see below
+    ("*", "AcceptedNegativeData", "*"): "responses.documented",
+    ("createPet", "RejectedPositiveData", "*"): "create.created",
+    ("listPets", "RejectedPositiveData", "*"): "list.limit.accepted",
+    ("getPet", "RejectedPositiveData", "*"): "read.not-found",  # a well-formed id answered neither 200 nor 404
+    ("listOrders", "RejectedPositiveData", "*"): "orders.available",
+    ("*", "MissingHeaderNotRejected", "*"): "auth.missing",
+    ("*", "IgnoredAuth", "*"): "auth.missing",
+    ("getPet", "EnsureResourceAvailability", "*"): "read.found",
 }
 
 
-def clause_for(operation: str, check: str, status: int | None) -> str:
+def failure_kind(failure: Failure) -> str:
+    kind = type(failure).__name__
+    if kind == "JsonSchemaError" and (failure.title or "").startswith("Response header"):
+        return "HeaderSchema"
+    return kind
+
+
+def clause_for(operation: str, kind: str, status: int | None) -> str:
     status_class = "2xx" if status is not None and status < 400 else "4xx"
-    for key in (
-        (operation, check, status_class),
-        (operation, check, "*"),
-        ("*", check, status_class),
-        ("*", check, "*"),
-    ):
+    for key in ((operation, kind, status_class), (operation, kind, "*"), ("*", kind, status_class), ("*", kind, "*")):
         if key in FAILURE_CLAUSES:
             return FAILURE_CLAUSES[key]
     return CATCH_ALL
@@ -158,25 +175,49 @@ def exchange_of(response: Any, redact: Any) -> Exchange:
     )
 
 
-def findings_of(group: FailureGroup, case: Any, response: Any, redact: Any) -> list[Finding]:
+def findings_of(group: FailureGroup, case: Any, response: Any, redact: Any, valid_auth: str) -> list[Finding]:
     exchange = exchange_of(response, redact) if response is not None else None
     status = response.status_code if response is not None else None
+    sent_auth = response.request.headers.get("Authorization") if response is not None else valid_auth
     operation = case.operation.definition.raw.get("operationId", case.operation.label)
+    blamed = _credential_clause(sent_auth, valid_auth)
     found: list[Finding] = []
     for failure in group.exceptions:
-        found += _failure_findings(failure, operation, case, status, exchange)
+        found += _failure_findings(failure, blamed or _blamed_clause(failure, operation, case, status), exchange)
     return found
 
 
-def _failure_findings(
-    failure: Failure, operation: str, case: Any, status: int | None, exchange: Exchange | None
-) -> list[Finding]:
+def _credential_clause(sent: str | None, valid: str) -> str | None:
+    """A request without the valid key must get 401, whatever else it carries (§5.3): its clause first."""
+    if sent is None:
+        return "auth.missing"
+    return None if sent == valid else "auth.invalid"
+
+
+def _blamed_clause(failure: Failure, operation: str, case: Any, status: int | None) -> str:
+    negative = case.meta is not None and case.meta.generation.mode == GenerationMode.NEGATIVE
+    if negative and operation == "createPet":
+        # Invalid data answered with anything but a 400: the answer's own shape follows from that.
+        return rejection_clause(case.body)
+    if negative and operation == "listPets" and failure_kind(failure) == "ServerError":
+        return query_clause(case.query or {})
+    return clause_for(operation, failure_kind(failure), status)
+
+
+def query_clause(query: dict[str, Any]) -> str:
+    """Which list clause an invalid query that broke the server judges: the limit's or the status'."""
+    limit = str(query.get("limit", "20"))
+    if not (limit.isdigit() and 1 <= int(limit) <= 100):
+        return "list.limit.invalid"
+    if "status" in query and query["status"] not in STATUSES:
+        return "list.status.invalid"
+    return "responses.documented"
+
+
+def _failure_findings(failure: Failure, clause: str, exchange: Exchange | None) -> list[Finding]:
     origin = getattr(failure, "exception", None) if isinstance(failure, CustomFailure) else None
     if isinstance(origin, Violation):
         return [Finding(f.clause, f.expected, f.observed, exchange, source="generated") for f in origin.findings]
-    check = failure.checks[0] if failure.checks else type(failure).__name__
-    clause = clause_for(operation, check, status)
-    if check == "negative_data_rejection" and operation == "createPet":
-        clause = rejection_clause(case.body)
     observed = " ".join(f"{failure.title}. {failure.message}".split())
-    return [Finding(clause, f"the {check} check to hold", cut(observed, 500), exchange, source="generated")]
+    kind = failure_kind(failure)
+    return [Finding(clause, f"Schemathesis' {kind} check to hold", cut(observed, 500), exchange, source="generated")]

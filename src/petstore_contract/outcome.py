@@ -64,7 +64,8 @@ def record_of(
         first = (str(error).strip().splitlines() or ["an assertion failed"])[0]
         _violated(record, Finding(clauses[0], "the check to hold", first[:500]), nodeid)
     else:
-        record.detail = f"the suite failed: {type(error).__name__}: {str(error).strip().splitlines()[0][:300] if str(error).strip() else ''}"
+        first_line = (str(error).strip().splitlines() or [""])[0][:300]
+        record.detail = f"the suite failed: {type(error).__name__}: {first_line}"
         _note(record, Note(_all(record, clauses), OTHER, record.detail))
         record.outcome = "error"
         return record

@@ -134,6 +134,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "clause(*ids): the clauses of clauses.toml that this test judges",
         "writes: the test sends POST requests (not selected in read-only runs)",
         "generated: a Schemathesis (property-based or stateful) test",
+        "deferred: a generated test whose cases are drawn first and sent side by side afterwards",
         "must: judges a MUST clause",
         "should: judges a SHOULD clause",
         "rfc: judges a clause that comes from an HTTP RFC",
@@ -344,7 +345,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    run = item.config.stash.get(RUN_KEY, None)
+    deferring = run is not None and item.get_closest_marker("deferred") is not None
+    if deferring:
+        run.defer()
     result = yield
+    if deferring:
+        run.judge_deferred()
     judge = item.stash.get(JUDGE_KEY, None)
     if judge is not None:
         judge.finish()  # the test's violations, each on its clause, once every clause was judged

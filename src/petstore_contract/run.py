@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -23,13 +24,13 @@ from schemathesis.core.failures import FailureGroup
 
 from petstore_contract import generated, profiles
 from petstore_contract.api import VALID, Api
-from petstore_contract.record import Exchange, Violation
+from petstore_contract.record import Exchange, Finding, Violation
 from petstore_contract.redaction import Redactor
 from petstore_contract.target import Target
 from petstore_contract.transport import RunGuard, Transport, TransportOptions
 
 DEFAULT_TIMEOUT = 10.0
-DEFAULT_CONCURRENCY = 8
+DEFAULT_CONCURRENCY = 16
 ONCE_WAIT = 0.05
 
 
@@ -94,6 +95,8 @@ class Run:
         )
         self.api = Api(self.transport, api_key)
         self._names = count()
+        self.deferred: list[Any] | None = None
+        self._background: dict[str, tuple[threading.Thread, dict[str, BaseException | None]]] = {}
 
     # -- what the run is -------------------------------------------------------------------------
 
@@ -158,6 +161,32 @@ class Run:
 
     # -- generated tests ---------------------------------------------------------------------------
 
+    def start_background(self, name: str, work: Callable[[], None]) -> None:
+        """Run ``work`` in a thread now; ``join_background`` reports its outcome where it belongs."""
+        outcome: dict[str, BaseException | None] = {}
+
+        def target() -> None:
+            try:
+                work()
+                outcome["error"] = None
+            except BaseException as exc:  # carried to the test that owns the work
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=target, name=f"petstore-{name}", daemon=True)
+        self._background[name] = (thread, outcome)
+        thread.start()
+
+    def join_background(self, name: str, work: Callable[[], None]) -> None:
+        """The outcome of background work (raised here), or the work itself when none was started."""
+        started = self._background.pop(name, None)
+        if started is None:
+            work()
+            return
+        thread, outcome = started
+        thread.join()
+        if outcome.get("error") is not None:
+            raise outcome["error"]  # type: ignore[misc]
+
     def schema(self, mode: GenerationMode) -> Any:
         return _schema(mode, self.settings.seed, self.profile.max_examples, self.read_only)
 
@@ -170,8 +199,36 @@ class Run:
         }
 
     def call_and_judge(self, case: Any) -> None:
+        """Send and judge a generated case; while ``deferring``, only note it (see ``judge_deferred``)."""
+        if self.deferred is not None:
+            self.deferred.append(case)
+            return
         response = case.call(**self.call_kwargs())
         self.judge_response(case, response)
+
+    def defer(self) -> None:
+        """Hypothesis draws a test's cases without waiting on the network; they go out afterwards."""
+        self.deferred = []
+
+    def judge_deferred(self) -> None:
+        """Send the drawn cases side by side on the run's pool; raise every finding, each on its clause.
+
+        Cases of one operation and mode do not depend on each other, so only their order changes;
+        the seed still fixes which requests are sent.  Without a failure to shrink, nothing is lost
+        but Hypothesis' shrinking, which the stateful tests forgo as well.
+        """
+        cases, self.deferred = self.deferred or [], None
+        findings = [f for found in self.transport.map(self._judged, cases) for f in found]
+        if findings:
+            distinct = {f.fold_key(): f for f in findings}
+            raise Violation(*distinct.values())
+
+    def _judged(self, case: Any) -> list[Finding]:
+        try:
+            self.judge_response(case, case.call(**self.call_kwargs()))
+        except Violation as violation:
+            return list(violation.findings)
+        return []
 
     def judge_response(self, case: Any, response: Any) -> None:
         try:
@@ -179,7 +236,8 @@ class Run:
                 response, additional_checks=generated.CUSTOM_CHECKS, excluded_checks=generated.EXCLUDED_CHECKS
             )
         except FailureGroup as group:
-            raise Violation(*generated.findings_of(group, case, response, self.redact.for_exchange)) from None
+            findings = generated.findings_of(group, case, response, self.redact.for_exchange, self.api.fill(VALID))
+            raise Violation(*findings) from None
 
     def exchange_of(self, response: Any) -> Exchange:
         return generated.exchange_of(response, self.redact.for_exchange)

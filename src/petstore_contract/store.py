@@ -55,7 +55,10 @@ class Knowledge:
     without_status: set[Any] = field(default_factory=set)
 
     def add(self, pet: dict[str, Any]) -> None:
+        """The latest word on an animal wins: an id seen again leaves the status it had before."""
         status = pet.get("status")
+        for ids in (*self.by_status.values(), self.without_status):
+            ids.discard(pet.get("id"))
         if status in self.by_status:
             self.by_status[status].add(pet.get("id"))
         else:

@@ -80,7 +80,7 @@ def decide(
     records: list[TestRecord],
     warnings: list[str],
 ) -> RunResult:
-    """The verdict and its one-line reason. ``problems`` are run-level: unreachable, key rejected, budget, interrupted."""
+    """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted."""
     violated = [r for r in rows if r.outcome == VIOLATED and r.level == "MUST"]
     unsure = [r for r in rows if blocking(r)]
     if violated:

@@ -256,8 +256,8 @@ class PetStore:
         if self.has("list_hides_newest") and self.pets:
             newest = max(self.pets)
             pets = [p for p in pets if p["id"] != newest]
-        if self.has("list_forgets_after_150"):
-            forgotten = set(list(self.pets)[150:])
+        if self.has("list_forgets_after_100"):
+            forgotten = set(list(self.pets)[100:])
             pets = [p for p in pets if p["id"] not in forgotten]
         leaked = next(reversed(self.pets)) if self.has("list_filter_leaks_over_100") and len(self.pets) > 100 else None
         matching = [p for p in pets if wanted is None or p.get("status") == wanted or p["id"] == leaked]

@@ -37,8 +37,14 @@ class Scenario:
         return f"{self.name} ({self.store})" if self.kind == "fault" else self.name
 
 
-def scenarios(stores: Iterable[str] = (EMPTY, PRELOADED)) -> list[Scenario]:
-    found = [Scenario("fault", name, store) for name in FAULTS for store in stores]
+# Faults whose clause depends on what the store holds (list, identity) also run on a store
+# preloaded with 400 animals of mixed statuses; the others behave the same on any store.
+STORE_SENSITIVE = ("list.", "read.", "create.id", "create.reject.nothing-created", "stateful.")
+
+
+def scenarios() -> list[Scenario]:
+    found = [Scenario("fault", name, EMPTY) for name in FAULTS]
+    found += [Scenario("fault", n, PRELOADED) for n, f in FAULTS.items() if f.clause.startswith(STORE_SENSITIVE)]
     found += [Scenario("variant", name) for name in VARIANTS]
     found += [
         Scenario("unjudgeable", name) for name in ("closed-port", "blackhole", "rejects-every-key", "over-budget")
@@ -107,9 +113,11 @@ def acceptable(scenario: Scenario, run: SuiteRun) -> bool:
         return run.verdict == "inconclusive" and run.exit_code == 6
     if caught(scenario, run):
         return True
+    # On a store too large to see whole, a fault that needs the whole store in view may go unseen:
+    # its clause undecided, or (when the fault never shows on what was seen) conforming; never collateral.
     fault = FAULTS[scenario.name]
-    undecided = fault.clause in run.clauses("undecided") and not collateral(scenario, run)
-    return scenario.store == PRELOADED and fault.needs_complete_view and undecided
+    unseen = fault.clause not in run.violated() and not collateral(scenario, run)
+    return scenario.store == PRELOADED and fault.needs_complete_view and unseen
 
 
 def render(results: dict[Scenario, SuiteRun]) -> str:
