@@ -16,19 +16,24 @@ writes (requests other than GET/HEAD/OPTIONS) are counted at that server.
   own reference. The wall time is the whole process: start-up, collection, requests, reports.
 - ``schemathesis``: ``schemathesis --config-file spec/schemathesis.toml run spec/openapi.yaml --url URL
   --workers W --seed S -H "Authorization: Bearer KEY"`` in an empty directory, for each ``--st-workers``.
-- ``floor``: the very requests the suite sent in its default-concurrency run (recorded at the server
-  by an ASGI middleware: method, raw path, query, headers, body, status, arrival and end time),
-  replayed against a fresh server of the same latency by a bare scheduler over keep-alive
-  ``requests.Session`` connections, one per thread of a pool as large as the suite's concurrency
-  (16), in another process. Its time is the replay's, first send to last answer.
+- ``floor``: the very requests the suite sent in the same repeat's default-concurrency run (recorded
+  at the server by an ASGI middleware: method, raw path, query, headers, body, status, arrival and end
+  time), replayed against a fresh server of the same latency by a bare scheduler over keep-alive
+  ``requests.Session`` connections, one per thread of a pool as large as the suite's concurrency (16),
+  in another process. Its time is the replay's, first send to last answer (no start-up).
 
 Dependency model of the floor replay.  Request B waits for an earlier request A only when
 (1) A had answered before B arrived in the suite's own run (the suite did not need the order of
-requests it had in flight together), and (2) they conflict: A created an animal (a 2xx POST) and B
-lists the animals (GET /pets) or reads that animal (GET /pets/{its id}); or A listed the animals and B
-created one (the list must not see it).  Rejected writes change nothing and wait for nothing.
-Every other pair commutes.  Ready requests start in recorded order as soon as a connection is free;
-ids in paths are mapped to the ids the replay server handed out.
+requests it had in flight together), and (2) A created an animal (a 2xx POST /pets) and B lists the
+animals (GET /pets) or reads that animal (GET /pets/{its id}): POSTs before the reads that follow
+them.  Rejected writes change nothing and wait for nothing; creates wait for nothing; every other pair
+commutes.  Ready requests start in recorded order as soon as a connection is free; ids in paths are
+mapped to the ids the replay server handed out.  ``floor, lists keep their order`` adds: a create waits
+for the lists, and the reads of the id it hands out, that answered before it arrived (so every answer
+is one the suite could have seen: the suite's own ordering constraints, not only the data's).
+
+Each run waits until other processes use < 10 % of the CPUs (``--no-wait``: not), and the report
+gives their share during every run (from /proc/stat minus this process tree's rusage).
 """
 
 from __future__ import annotations
@@ -36,11 +41,13 @@ from __future__ import annotations
 import argparse
 import base64
 import dataclasses
+import hashlib
 import heapq
 import json
 import os
 import platform
 import re
+import resource
 import secrets
 import shutil
 import statistics
@@ -244,16 +251,23 @@ def with_latency(ms: float) -> Variant:
 def dependencies(exchanges: Sequence[Exchange], strict: bool = False) -> list[list[int]]:
     """For each request, the earlier requests it must wait for (see the module's docstring).
 
-    ``strict``: also a create waits for the lists that answered before it arrived."""
+    ``strict``: also a create waits for the lists, and the reads of the id it hands out, that
+    answered before it arrived (the suite saw the store without it)."""
     created_at = {str(e.created_id): i for i, e in enumerate(exchanges) if e.creates}
     needs: list[list[int]] = [[] for _ in exchanges]
     creates = [i for i, e in enumerate(exchanges) if e.creates]
     lists = [i for i, e in enumerate(exchanges) if e.lists]
+    reads_of: dict[str, list[int]] = defaultdict(list)  # pet id -> reads of it
+    for i, e in enumerate(exchanges):
+        pet = e.pet_id()
+        if pet is not None:
+            reads_of[pet].append(i)
     for b, later in enumerate(exchanges):
         if later.lists:
             needs[b] += [a for a in creates if a < b and exchanges[a].end <= later.start]
         elif later.creates and strict:
             needs[b] += [a for a in lists if a < b and exchanges[a].end <= later.start]
+            needs[b] += [a for a in reads_of[str(later.created_id)] if a < b and exchanges[a].end <= later.start]
         pet = later.pet_id()
         a = created_at.get(pet) if pet is not None else None
         if a is not None and a < b and exchanges[a].end <= later.start:
@@ -276,6 +290,7 @@ class Replay:
     writes: int
     same_status: int
     chain: int
+    differences: list[str]  # the first requests answered otherwise than in the suite's run
 
 
 def replay(
@@ -350,9 +365,11 @@ def replay(
         seconds = time.perf_counter() - started
     for own in sessions:
         own.close()
-    same = sum(s == e.status for s, e in zip(statuses, exchanges, strict=True))
+    pairs = list(zip(statuses, exchanges, strict=True))
+    same = sum(s == e.status for s, e in pairs)
+    differences = [f"{e.method} {e.raw_path[:60]}: {e.status} then {s}" for s, e in pairs if s != e.status][:3]
     writes = sum(e.is_write for e in exchanges)
-    return Replay(seconds, len(exchanges), writes, same, longest_chain(needs))
+    return Replay(seconds, len(exchanges), writes, same, longest_chain(needs), differences)
 
 
 def replay_in_process(
@@ -416,6 +433,7 @@ class Measurement:
     summary: dict[str, Any] = field(default_factory=dict)
     profile: Profile | None = None
     slowest: list[str] = field(default_factory=list)  # pytest --durations lines
+    others_cpu: float = 0.0  # share of the machine's CPUs other processes used during the run
 
 
 @dataclass(frozen=True)
@@ -566,6 +584,8 @@ def run_floor_row(latency_ms: float, recording: Recording, concurrency: int, str
         f"replay of the suite's requests; same status {result.same_status}/{result.requests}; "
         f"longest dependency chain {result.chain}"
     )
+    if result.differences:
+        notes += f" (e.g. {', '.join(result.differences)})"
     row = Measurement(
         STRICT_FLOOR if strict else FLOOR,
         latency_ms,
@@ -598,63 +618,93 @@ class Plan:
     smoke: bool = False
 
 
-GATE = ("--contract-profile", "default")
+DEFAULT, XDIST = str(DEFAULT_CONCURRENCY), f"{DEFAULT_CONCURRENCY} x 2 workers"
 
 
-def measure_all(plan: Plan) -> list[Measurement]:
+def machine_cpu_seconds() -> float:
+    """Busy CPU time of the whole machine, all cores (Linux /proc/stat; 0 elsewhere)."""
+    try:
+        fields = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0].split()[1:]
+    except OSError:
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """This process and every finished (waited-for) descendant: suites, their xdist workers, CLIs, replays."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@dataclass
+class Guard:
+    """Before each run, wait until other processes leave the CPUs alone; after it, say how much they took."""
+
+    wait: bool
+    max_wait: float = 900.0
+    threshold: float = 0.10  # others' share of the machine that still counts as quiet
+
+    def others_share(self, seconds: float) -> float:
+        machine, own, started = machine_cpu_seconds(), own_cpu_seconds(), time.monotonic()
+        time.sleep(seconds)  # sampling the machine's idleness between runs, not simulating work
+        elapsed = time.monotonic() - started
+        return max(0.0, machine_cpu_seconds() - machine - (own_cpu_seconds() - own)) / (elapsed * cores())
+
+    def until_quiet(self) -> None:
+        if not self.wait:
+            return
+        deadline = time.monotonic() + self.max_wait
+        while (share := self.others_share(3.0)) > self.threshold and time.monotonic() < deadline:
+            log(f"other processes use {share:.0%} of the CPUs (load {load_average()}): waiting")
+
+    def run(self, measure: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self.until_quiet()
+        machine, own, started = machine_cpu_seconds(), own_cpu_seconds(), time.monotonic()
+        result = measure(*args, **kwargs)
+        elapsed = time.monotonic() - started
+        others = max(0.0, machine_cpu_seconds() - machine - (own_cpu_seconds() - own)) / (elapsed * cores())
+        row = result[0] if isinstance(result, tuple) else result
+        row.others_cpu = others
+        if others > 0.05:
+            log(f"  other processes used {others:.0%} of the CPUs during that run")
+        return result
+
+
+def measure_all(plan: Plan, guard: Guard) -> list[Measurement]:
     rows: list[Measurement] = []
     if plan.smoke:
-        row, recording = run_suite_row(
-            "suite (quick profile)",
-            0,
-            with_latency(0),
-            ["--contract-profile", "quick"],
-            str(DEFAULT_CONCURRENCY),
-            record=True,
-        )
+        quick = ["--contract-profile", "quick"]
+        row, recording = guard.run(run_suite_row, "suite (quick profile)", 0, with_latency(0), quick, DEFAULT, True)
         floor = run_floor_row(0, recording, DEFAULT_CONCURRENCY)
         row.notes = "; ".join(filter(None, [row.notes, f"its floor replay: {floor.seconds:.2f} s ({floor.notes})"]))
         return [row]
-    profile = ("--contract-profile", plan.profile)
-    default = ("--concurrency", str(DEFAULT_CONCURRENCY))
+    gate = ["--contract-profile", plan.profile, "--concurrency", DEFAULT]
+    serial = ["--contract-profile", plan.profile, "--concurrency", "1"]
     for _ in range(plan.repeats):
-        rows.append(
-            run_suite_row("suite (embedded reference)", 0, None, [*profile, *default], str(DEFAULT_CONCURRENCY))[0]
-        )
+        rows.append(guard.run(run_suite_row, "suite (embedded reference)", 0, None, gate, DEFAULT)[0])
     for latency in plan.latencies:
+        server = with_latency(latency)
         for _ in range(plan.repeats):
-            row, recording = run_suite_row(
-                "suite", latency, with_latency(latency), [*profile, *default], str(DEFAULT_CONCURRENCY), record=True
-            )
+            row, recording = guard.run(run_suite_row, "suite", latency, server, gate, DEFAULT, True)
             rows.append(row)
-            rows.append(run_floor_row(latency, recording, DEFAULT_CONCURRENCY))
-            rows.append(run_floor_row(latency, recording, DEFAULT_CONCURRENCY, strict=True))
-        if latency in plan.serial_latencies:
-            for _ in range(plan.side_repeats):
-                rows.append(
-                    run_suite_row(
-                        "suite", latency, with_latency(latency), [*profile, "--concurrency", "1"], "1", record=True
-                    )[0]
-                )
+            for strict in (False, True):
+                rows.append(guard.run(run_floor_row, latency, recording, DEFAULT_CONCURRENCY, strict))
+        for _ in range(plan.side_repeats if latency in plan.serial_latencies else 0):
+            rows.append(guard.run(run_suite_row, "suite", latency, server, serial, "1", True)[0])
         for workers in plan.st_workers:
             for _ in range(plan.side_repeats):
-                rows.append(run_schemathesis_row(latency, workers, plan.seed))
+                rows.append(guard.run(run_schemathesis_row, latency, workers, plan.seed))
+    xdist = [*gate, "-n", "2"]
     for _ in range(plan.side_repeats):
-        rows.append(
-            run_suite_row(
-                "suite -n 2 (xdist)",
-                0,
-                with_latency(0),
-                [*profile, *default, "-n", "2"],
-                f"{DEFAULT_CONCURRENCY} x 2 workers",
-            )[0]
-        )
+        rows.append(guard.run(run_suite_row, "suite -n 2 (xdist)", 0, with_latency(0), xdist, XDIST)[0])
     for _ in range(plan.side_repeats):
-        rows.append(
-            run_suite_row(
-                "suite vs throttling server", 0, VARIANTS["throttling"], [*profile, *default], str(DEFAULT_CONCURRENCY)
-            )[0]
-        )
+        throttling = VARIANTS["throttling"]
+        rows.append(guard.run(run_suite_row, "suite vs throttling server", 0, throttling, gate, DEFAULT)[0])
     return rows
 
 
@@ -726,6 +776,9 @@ def table(rows: Sequence[Row]) -> list[str]:
     best = {id(best_schemathesis(rows, r.latency_ms)) for r in rows}
     for row in rows:
         notes = "; ".join(dict.fromkeys(r.notes for r in row.runs if r.notes))
+        others = max(r.others_cpu for r in row.runs)
+        if others > 0.05:
+            notes += ("; " if notes else "") + f"other processes took up to {others:.0%} of the CPUs"
         if row.scenario == "schemathesis CLI" and id(row) in best:
             notes = "**its best setting at this latency**" + (f"; {notes}" if notes else "")
         cells = [
@@ -869,21 +922,40 @@ def load_average() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
 
-def machine(load_before: str, busy_before: list[str]) -> list[str]:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+def machine(load_before: str, measurements: Sequence[Measurement], tree: str) -> list[str]:
     packages = ("schemathesis", "hypothesis", "pytest", "pytest-xdist", "requests", "uvicorn", "starlette")
     versions = ", ".join(f"{p} {version(p)}" for p in packages)
-    others = "; other busy processes at the start: " + ", ".join(busy_before) if busy_before else ""
-    return [
-        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; commit {_git('rev-parse', '--short', 'HEAD')}"
+    changed = [line for line in _git("status", "--porcelain", "src", "tests").splitlines() if line.strip()]
+    tree = (f" plus uncommitted changes to {len(changed)} files in src/ and tests/" if changed else "") + (
+        f" (fingerprint {tree}"
         + (
-            " (working tree has uncommitted changes of others)" if _git("status", "--porcelain", "src", "tests") else ""
-        ),
-        f"- machine: {platform.platform()}, {cores} usable cores ({os.cpu_count()} in total), "
+            ")"
+            if tree == tree_fingerprint()
+            else f", {tree_fingerprint()} at the end: **the suite changed during the benchmark**)"
+        )
+    )
+    shares = [m.others_cpu for m in measurements]
+    others = (
+        f"; other processes' share of the CPUs during a run: median {statistics.median(shares):.0%}, "
+        f"at most {max(shares):.0%}"
+        if shares
+        else ""
+    )
+    return [
+        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; suite measured: the working tree, commit "
+        f"{_git('rev-parse', '--short', 'HEAD')}{tree}",
+        f"- machine: {platform.platform()}, {cores()} usable cores ({os.cpu_count()} in total), "
         f"{platform.processor() or platform.machine()}",
         f"- load average (1, 5, 15 min): {load_before} at the start, {load_average()} at the end{others}",
         f"- Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
     ]
+
+
+def tree_fingerprint() -> str:
+    """The suite under measurement: HEAD and the uncommitted changes to src/ and tests/ (others edit them)."""
+    digest = hashlib.sha1(_git("rev-parse", "HEAD").encode(), usedforsecurity=False)
+    digest.update(_git("diff", "HEAD", "--", "src", "tests").encode())
+    return digest.hexdigest()[:10]
 
 
 def _git(*args: str) -> str:
@@ -891,23 +963,11 @@ def _git(*args: str) -> str:
     return done.stdout.strip()
 
 
-def busy_processes() -> list[str]:
-    """Other processes using CPU right now (ps), so that the report says when the machine was shared."""
-    done = subprocess.run(["ps", "-eo", "pid,pcpu,args", "--sort=-pcpu"], capture_output=True, text=True, check=False)
-    mine = {os.getpid(), os.getppid()}
-    busy = []
-    for line in done.stdout.splitlines()[1:]:
-        pid, cpu, *command = line.split(None, 2)
-        if float(cpu) >= 20 and int(pid) not in mine:
-            busy.append(f"{' '.join(command)[:60]} ({cpu} % CPU)")
-    return busy[:5]
-
-
-def render(argv: Sequence[str], plan: Plan, measurements: Sequence[Measurement], load: str, busy: list[str]) -> str:
+def render(argv: Sequence[str], plan: Plan, measurements: Sequence[Measurement], load: str, tree: str) -> str:
     rows = group(measurements)
     command = " ".join(["python benchmarks/bench.py", *argv])
     lines = ["# Benchmark: time to a verdict at real network distance", "", f"`{command}`", ""]
-    lines += [*machine(load, busy), "", "## Results", "", *table(rows)]
+    lines += [*machine(load, measurements, tree), "", "## Results", "", *table(rows)]
     if not plan.smoke:
         lines += ["", "## Targets", "", *goals(rows)]
     profiled = [r for r in rows if r.median_run().profile is not None or r.median_run().slowest]
@@ -1004,6 +1064,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         metavar="LOAD",
         help="first wait (up to 30 min) until the 1-minute load average is below LOAD",
     )
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="start each run at once (default: wait until other processes use < 10%% of the CPUs; --smoke never waits)",
+    )
+    parser.add_argument(
+        "--max-wait", type=float, default=900.0, metavar="S", help="longest wait for quiet before a run (default 900)"
+    )
     parser.add_argument("--replay-worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
@@ -1043,10 +1111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return replay_worker(args.replay_worker)
     if args.wait_for_load is not None:
         wait_for_load(args.wait_for_load)
-    started, load, busy = time.monotonic(), load_average(), busy_processes()
+    started, load, tree = time.monotonic(), load_average(), tree_fingerprint()
     plan = make_plan(args)
-    measurements = measure_all(plan)
-    report = render(argv, plan, measurements, load, busy)
+    measurements = measure_all(plan, Guard(wait=not (args.smoke or args.no_wait), max_wait=args.max_wait))
+    report = render(argv, plan, measurements, load, tree)
     report += f"\nbenchmark wall time: {time.monotonic() - started:.0f} s\n"
     if args.out:
         args.out.write_text(report, encoding="utf-8")
