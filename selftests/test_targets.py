@@ -1,11 +1,13 @@
 """Named targets (staging, production): resolution, read-only defaults, keys, usage errors.
 
 Unit tests call ``target.resolve`` with a monkeypatched environment and a temporary
-pyproject.toml; the usage errors are also checked end to end (exit code 4, one line).
+pyproject.toml; the usage errors are also checked end to end (exit code 4, one line on stderr,
+no report), and the run's header through the launcher.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from petstore_contract.plugin import RunState
 from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.run import Run, RunSettings
+from petstore_contract.selfcheck import run_suite
+from petstore_contract.selfcheck.launcher import ROOT
+from petstore_contract.spec import suite_dir
 from petstore_contract.target import Target, TargetConfigError, load_named_targets, resolve
 
-ROOT = Path(__file__).resolve().parents[1]
 STAGING_KEY = "staging-key-0b6f2d71"
 PRODUCTION_KEY = "production-key-91ac4e03"
 PYPROJECT = """
@@ -91,6 +95,19 @@ def test_environment_overrides_the_url(pyproject: Path, monkeypatch: pytest.Monk
     assert target is not None and target.base_url == "http://127.0.0.1:8080/v1"
 
 
+def test_petstore_base_url_overrides_a_named_target_but_keeps_its_key_and_mode(
+    pyproject: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", PRODUCTION_KEY)
+    monkeypatch.setenv("PETSTORE_PRODUCTION_BASE_URL", "http://127.0.0.1:8081/v1")
+    monkeypatch.setenv("PETSTORE_BASE_URL", "http://127.0.0.1:8082/v1")
+    target = resolve_with(pyproject, "production")
+    assert target is not None and target.base_url == "http://127.0.0.1:8082/v1"
+    assert target.read_only and target.key_env == "PETSTORE_PRODUCTION_API_KEY" and target.api_key == PRODUCTION_KEY
+    explicit = resolve_with(pyproject, "production", base_url="http://127.0.0.1:8083/v1")
+    assert explicit is not None and explicit.base_url == "http://127.0.0.1:8083/v1", "--base-url comes first"
+
+
 def test_a_url_override_keeps_production_read_only_and_its_key(
     pyproject: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -148,26 +165,38 @@ def test_no_target_means_the_embedded_reference(pyproject: Path) -> None:
     assert resolve_with(pyproject) is None
 
 
-def test_the_key_is_never_in_a_repr_a_description_or_the_metadata() -> None:
-    target = Target("staging", "https://staging.petstore.example/v1", STAGING_KEY, False)
-    state = RunState(target)
-    assert state.metadata() == {
-        "target": "staging",
-        "base_url": "https://staging.petstore.example/v1",
-        "mode": "read-write",
-    }
-    for text in (repr(target), target.describe(), str(state.metadata())):
-        assert STAGING_KEY not in text
+def test_the_key_is_never_in_a_repr_a_description_the_facts_or_the_worker_settings() -> None:
+    target = Target("staging", "https://staging.petstore.example/v1", STAGING_KEY, False, "PETSTORE_STAGING_API_KEY")
+    settings = RunSettings(
+        target_name=target.name, base_url=target.base_url, key_env=target.key_env, read_only=target.read_only
+    )
+    run = Run(settings, STAGING_KEY)
+    try:
+        facts = run.facts()
+        assert {k: facts[k] for k in ("target", "base_url", "mode", "key_env")} == {
+            "target": "staging",
+            "base_url": "https://staging.petstore.example/v1",
+            "mode": "read-write",
+            "key_env": "PETSTORE_STAGING_API_KEY",
+        }
+        shipped = json.dumps(settings.to_dict())  # what xdist workers get: they read the key from key_env
+        for text in (repr(target), target.describe(), json.dumps(facts), shipped, repr(run.target)):
+            assert STAGING_KEY not in text
+        assert run.redact(f"Bearer {STAGING_KEY}") == "Bearer [REDACTED]"
+        assert run.redact.for_exchange(f"Bearer {STAGING_KEY}") == "Bearer $PETSTORE_STAGING_API_KEY"
+    finally:
+        run.transport.close()
 
 
 # -- end to end: usage errors exit 4 in one line; the header names target, URL and mode ------------
 
 
-def run_pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_pytest(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The raw command line with no PETSTORE_ variable but ``env``'s (a usage error writes no report)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_")}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "tests", "-p", "no:cacheprovider", *args],
-        cwd=ROOT,
+        [sys.executable, "-m", "pytest", str(suite_dir()), "-p", "no:cacheprovider", *args],
+        cwd=cwd,
         env={**clean, **env},
         capture_output=True,
         text=True,
@@ -181,6 +210,7 @@ def run_pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
     [
         (["--target", "staging"], {}, "PETSTORE_STAGING_API_KEY is not set"),
         (["--target", "production"], {"PETSTORE_API_KEY": "k-3e1"}, "PETSTORE_PRODUCTION_API_KEY is not set"),
+        (["--base-url", "http://127.0.0.1:9/v1"], {}, "PETSTORE_API_KEY is not set: the target"),
         (
             ["--target", "staging"],
             {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": "ftp://x/v1"},
@@ -194,14 +224,18 @@ def run_pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[s
         (["--target", "qa"], {}, "unknown --target 'qa'"),
         (["--run-budget", "0"], {}, "--run-budget must be a positive number of seconds"),
         (["--max-body-bytes", "0"], {}, "--max-body-bytes must be at least 1"),
+        (["--concurrency", "0"], {}, "--concurrency must be at least 1"),
+        (["--client-key", str(ROOT / "pyproject.toml")], {}, "--client-key needs --client-cert"),
+        (["--ca-bundle", "no-such-bundle.pem"], {}, "--ca-bundle: no such file: no-such-bundle.pem"),
     ],
 )
-def test_usage_errors_exit_4_in_one_line(args: list[str], env: dict[str, str], message: str) -> None:
-    done = run_pytest(*args, env=env)
+def test_usage_errors_exit_4_in_one_line(args: list[str], env: dict[str, str], message: str, tmp_path: Path) -> None:
+    done = run_pytest(*args, env=env, cwd=tmp_path)
     assert done.returncode == 4, done.stdout + done.stderr
     assert message in done.stderr and "Traceback" not in done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert STAGING_KEY not in done.stdout + done.stderr
+    assert not (tmp_path / "reports").exists(), "a usage error claims no verdict: no report"
 
 
 @pytest.fixture(scope="module")
@@ -210,10 +244,23 @@ def reference() -> Iterator[BackgroundServer]:
         yield server
 
 
-def test_header_names_target_url_and_mode_never_the_key(reference: BackgroundServer, tmp_path: Path) -> None:
-    env = {"PETSTORE_PRODUCTION_API_KEY": PRODUCTION_KEY, "PETSTORE_PRODUCTION_BASE_URL": reference.base_url}
-    done = run_pytest("--target", "production", "--collect-only", f"--report-dir={tmp_path}", env=env)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert f"petstore target: production {reference.base_url} (read-only)" in done.stdout
-    assert "petstore PROBLEM" not in done.stdout
-    assert PRODUCTION_KEY not in done.stdout + done.stderr
+def test_header_names_target_url_and_mode_never_the_key(reference: BackgroundServer) -> None:
+    env = {
+        "PETSTORE_PRODUCTION_API_KEY": PRODUCTION_KEY,
+        "PETSTORE_PRODUCTION_BASE_URL": reference.base_url,
+        "PETSTORE_BASE_URL": "",  # would override the target's URL
+    }
+    # -v undoes the launcher's -q: pytest prints the header (and runs its pre-flight request) only then.
+    run = run_suite(None, None, "--target", "production", "--collect-only", "-v", env=env, timeout=120)
+    assert run.exit_code == 0, run.output[-3000:]
+    assert f"petstore target: production {reference.base_url} (read-only)" in run.output
+    assert "petstore PROBLEM" not in run.output
+    assert PRODUCTION_KEY not in run.output
+
+
+def test_header_names_a_rejected_key_in_one_line(reference: BackgroundServer) -> None:
+    env = {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": reference.base_url}
+    run = run_suite(None, None, "--target", "staging", "--collect-only", "-v", env={**env, "PETSTORE_BASE_URL": ""})
+    problem = "petstore PROBLEM: the configured key was rejected (401 to GET /pets): check PETSTORE_STAGING_API_KEY"
+    assert problem in run.output.splitlines(), run.output[-3000:]
+    assert STAGING_KEY not in run.output
