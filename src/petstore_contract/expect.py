@@ -91,14 +91,16 @@ def error_body(answer: Answer) -> dict[str, Any]:
         raise Mismatch(
             f"Error status {answer.status} (the HTTP status)", f"Error status {body['status']!r}", answer.exchange
         )
-    return body
+    error: dict[str, Any] = body
+    return error
 
 
 def pet(instance: Any, where: str, exchange: Exchange | None = None) -> dict[str, Any]:
     problems = schema_errors("Pet", instance)
     if problems:
         raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange)
-    return instance
+    found: dict[str, Any] = instance
+    return found
 
 
 def pet_list(answer: Answer) -> list[dict[str, Any]]:
@@ -122,7 +124,7 @@ def same_fields(sent: dict[str, Any], answer: dict[str, Any], where: str, exchan
 
 def bearer_challenge(answer: Answer) -> str:
     """RFC 9110 §11.6.1 and RFC 6750 §3: a 401 carries a WWW-Authenticate header with a Bearer challenge."""
-    challenge = answer.headers.get("www-authenticate")
+    challenge: str | None = answer.headers.get("www-authenticate")
     if not challenge:
         raise Mismatch("a WWW-Authenticate header on the 401", "no WWW-Authenticate header", answer.exchange)
     schemes = [part.strip().split(None, 1)[0].lower() for part in challenge.split(",") if part.strip()]

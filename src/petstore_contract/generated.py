@@ -103,9 +103,7 @@ def load_schema(mode: GenerationMode, *, seed: int, max_examples: int, read_only
     )
     schema.config.seed = seed
     schema.config.generation.update(modes=[mode], max_examples=max_examples, deterministic=False)
-    if read_only:
-        schema = schema.exclude(method="POST")
-    return schema
+    return schema.exclude(method="POST") if read_only else schema
 
 
 # -- custom checks: what Schemathesis has no built-in check for ------------------------------------

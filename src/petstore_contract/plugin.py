@@ -12,7 +12,7 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +112,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def is_contract_run(config: pytest.Config) -> bool:
     if hasattr(config, "workerinput"):
-        return "petstore_settings" in config.workerinput  # type: ignore[attr-defined]
+        return "petstore_settings" in config.workerinput
     suite = suite_dir().resolve()
     args = config.args or [str(Path.cwd())]
     for arg in args:
@@ -325,7 +325,8 @@ def read_only(run: Run) -> bool:
 @pytest.fixture
 def judge(request: pytest.FixtureRequest) -> Judge:
     """Judges each clause of a test on its own (see ``expect``); the plugin reads it after the test."""
-    return request.node.stash.setdefault(JUDGE_KEY, Judge())
+    judge: Judge = request.node.stash.setdefault(JUDGE_KEY, Judge())
+    return judge
 
 
 # -- running and recording ----------------------------------------------------------------------------
@@ -344,14 +345,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     run = item.config.stash.get(RUN_KEY, None)
-    deferring = run is not None and item.get_closest_marker("deferred") is not None
-    if deferring:
-        run.defer()
+    deferring = run if run is not None and item.get_closest_marker("deferred") is not None else None
+    if deferring is not None:
+        deferring.defer()
     result = yield
-    if deferring:
-        run.judge_deferred()
+    if deferring is not None:
+        deferring.judge_deferred()
     judge = item.stash.get(JUDGE_KEY, None)
     if judge is not None:
         judge.finish()  # the test's violations, each on its clause, once every clause was judged
@@ -359,7 +360,9 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     run = item.config.stash.get(RUN_KEY, None)
     if run is None or call.when not in ("setup", "call"):
@@ -518,8 +521,11 @@ class Controller:
 
 def _timing(started: float) -> dict[str, Any]:
     finished = time.time()
-    iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
-    return {"started": iso(started), "finished": iso(finished), "duration_s": round(finished - started, 2)}
+    return {"started": _iso(started), "finished": _iso(finished), "duration_s": round(finished - started, 2)}
+
+
+def _iso(moment: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

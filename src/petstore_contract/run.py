@@ -157,7 +157,8 @@ class Run:
             if time.time() > limit:
                 raise TimeoutError(f"set-up by another worker did not finish ({result.name})")
             time.sleep(ONCE_WAIT)
-        return json.loads(result.read_text(encoding="utf-8"))
+        loaded: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+        return loaded
 
     # -- generated tests ---------------------------------------------------------------------------
 

@@ -47,7 +47,8 @@ def suite_dir() -> Path:
 
 @cache
 def load_spec() -> dict[str, Any]:
-    return yaml.safe_load(spec_path().read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = yaml.safe_load(spec_path().read_text(encoding="utf-8"))
+    return loaded
 
 
 @cache

@@ -112,7 +112,7 @@ def variant_of(args: argparse.Namespace) -> Variant:
     }
     if args.latency_ms is not None:
         changes["latency_seconds"] = args.latency_ms / 1000
-    return dataclasses.replace(variant, **changes) if changes else variant
+    return dataclasses.replace(variant, **changes) if changes else variant  # type: ignore[arg-type]
 
 
 def describe() -> str:

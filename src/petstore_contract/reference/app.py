@@ -468,7 +468,12 @@ class PetStore:
         ):
             pet = None
         if pet is None:
-            if self.has("read_invents_future_ids") and _is_int64(pet_id) and pet_id >= self.next_id:
+            if (
+                self.has("read_invents_future_ids")
+                and pet_id is not None
+                and _is_int64(pet_id)
+                and pet_id >= self.next_id
+            ):
                 invented = {"id": pet_id, "name": f"pet-{pet_id}", "categoryId": 1, "status": "available"}
                 return self.json(invented, 200, headers)
             if self.has("read_unknown_placeholder"):
@@ -512,7 +517,8 @@ class PetStore:
                 denied = self.authorize(request, operation)
                 if denied is not None:
                     return denied
-                return await handler(request)
+                answer: Response = await handler(request)
+                return answer
             except BadRequest as exc:
                 code = "unprocessable_entity" if exc.status == 422 else "bad_request"
                 return self.error(exc.status, code, str(exc))
@@ -582,7 +588,7 @@ def build_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = No
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         codes = {404: "not_found", 405: "method_not_allowed"}
-        return store.error(exc.status_code, codes.get(exc.status_code, "error"), exc.detail, exc.headers)
+        return store.error(exc.status_code, codes.get(exc.status_code, "error"), exc.detail, dict(exc.headers or {}))
 
     app = Starlette(
         routes=[Mount("/v1", routes=store.routes())],

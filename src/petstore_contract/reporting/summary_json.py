@@ -40,4 +40,5 @@ def render(result: RunResult) -> str:
 def schema() -> dict[str, Any]:
     """The JSON Schema every summary.json validates against."""
     text = files("petstore_contract.reporting").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
