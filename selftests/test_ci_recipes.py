@@ -1,13 +1,18 @@
 """The CI recipes in docs/ci/ and the README's commands use options and markers that exist.
 
-Also checks the recipes' shape: the Staging gate keeps reports/ whatever happens, promotion
-waits for a green gate, Production only gets a read-only run, and keys come from secrets.
+Also checks the recipes' shape: the Staging gate keeps reports/ whatever happens and publishes
+reports/junit.xml, promotion waits for a conformant gate, Production only gets a read-only run,
+and keys come from secrets.  The recipes' shell is run with a stand-in ``python`` that exits with
+chosen codes: 0 promotes, 1 blocks, 6 (inconclusive) is retried once and then fails the job
+(GitHub also raises its alert job), anything else fails at once.  The job summary the GitHub
+recipe relies on is checked end to end: the suite appends summary.md to $GITHUB_STEP_SUMMARY.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -18,7 +23,9 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from petstore_contract.selfcheck import run_suite
+from petstore_contract.selfcheck.launcher import ROOT
+
 GITHUB = ROOT / "docs" / "ci" / "github-actions.yml"
 GITLAB = ROOT / "docs" / "ci" / "gitlab-ci.yml"
 README = ROOT / "README.md"
@@ -39,6 +46,7 @@ VALUE_OPTIONS = {
     "--ca-bundle",
     "--report-dir",
     "--junitxml",
+    "--junit-xml",
     "--html",
     "--deselect",
     "--port",
@@ -47,15 +55,16 @@ VALUE_OPTIONS = {
 }
 
 
+def command(
+    args: list[str], *, env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> subprocess.CompletedProcess[str]:
+    """A raw command line (pytest's help, the reference server's, a recipe's shell), bounded in time."""
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
 def pytest_help(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    done = command([sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"])
+    assert done.returncode == 0, done.stderr
     return done.stdout
 
 
@@ -79,23 +88,39 @@ def gitlab() -> dict[str, Any]:
     return yaml.safe_load(GITLAB.read_text(encoding="utf-8"))
 
 
-def github_commands(workflow: dict[Any, Any]) -> Iterator[tuple[str, str]]:
+def github_scripts(workflow: dict[Any, Any]) -> Iterator[tuple[str, str]]:
     for job_name, job in workflow["jobs"].items():
         for step in job.get("steps", []):
-            for line in str(step.get("run", "")).splitlines():
-                yield job_name, line
+            if "run" in step:
+                yield job_name, str(step["run"])
 
 
-def gitlab_commands(pipeline: dict[str, Any]) -> Iterator[tuple[str, str]]:
+def gitlab_scripts(pipeline: dict[str, Any]) -> Iterator[tuple[str, str]]:
     for job_name, job in pipeline.items():
         if isinstance(job, dict):
             for key in ("before_script", "script"):
-                for line in job.get(key, []):
-                    yield job_name, line
+                for entry in job.get(key, []):
+                    yield job_name, str(entry)
+
+
+def github_commands(workflow: dict[Any, Any]) -> Iterator[tuple[str, str]]:
+    for job_name, script in github_scripts(workflow):
+        for line in script.splitlines():
+            yield job_name, line
+
+
+def gitlab_commands(pipeline: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    for job_name, script in gitlab_scripts(pipeline):
+        for line in script.splitlines():
+            yield job_name, line
 
 
 def pytest_invocations(line: str) -> Iterator[list[str]]:
-    """The arguments after ``pytest`` in each command of a shell line (``&&``, ``;``, ``|`` split)."""
+    """The arguments after ``pytest`` in each command of a shell line (``&&``, ``;``, ``|`` split).
+
+    Only lines that run pytest are split (an ``echo "a; b"`` elsewhere would not split cleanly)."""
+    if "pytest" not in line:
+        return
     for command in re.split(r"&&|;|\|", line):
         words = shlex.split(command, comments=True)
         if "pytest" in words:
@@ -130,12 +155,23 @@ def assert_known(args: list[str], help_text: str, markers: set[str], where: str)
 def test_recipes_run_only_existing_options(
     github: dict[Any, Any], gitlab: dict[str, Any], help_text: str, markers: set[str]
 ) -> None:
-    found = 0
-    for job, line in [*github_commands(github), *gitlab_commands(gitlab)]:
-        for args in pytest_invocations(line):
-            assert_known(args, help_text, markers, f"{job}: {line}")
-            found += 1
-    assert found == 4, "each recipe runs the Staging gate and the Production smoke run"
+    for name, commands in (("github", github_commands(github)), ("gitlab", gitlab_commands(gitlab))):
+        runs: dict[str, int] = {}
+        for job, line in commands:
+            for args in pytest_invocations(line):
+                assert_known(args, help_text, markers, f"{name} {job}: {line}")
+                runs[job] = runs.get(job, 0) + 1
+        assert runs == {"staging-gate": 1, "production-smoke": 1}, f"{name}: one suite command per suite job"
+
+
+def test_every_suite_run_writes_the_reports_the_recipes_publish(github: dict[Any, Any], gitlab: dict[str, Any]) -> None:
+    """--report-dir=reports (the artifact) and --junit-xml=reports/junit.xml (GitLab's test report)."""
+    lines = [line for _, line in [*github_commands(github), *gitlab_commands(gitlab)]]
+    runs = [dict(options_of(args)) for line in lines for args in pytest_invocations(line)]
+    assert len(runs) == 4
+    for options in runs:
+        assert options.get("--report-dir") == "reports", options
+        assert options.get("--junit-xml") == "reports/junit.xml", options
 
 
 def test_readme_commands_use_existing_options(help_text: str, markers: set[str]) -> None:
@@ -152,13 +188,9 @@ def test_readme_commands_use_existing_options(help_text: str, markers: set[str])
 
 
 def test_readme_reference_server_commands_exist() -> None:
-    cli = subprocess.run(
-        [sys.executable, "-m", "petstore_contract.reference", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
+    done = command([sys.executable, "-m", "petstore_contract.reference", "--help"])
+    assert done.returncode == 0, done.stderr
+    cli = done.stdout
     text = README.read_text(encoding="utf-8")
     for line in re.findall(r"-m petstore_contract\.reference([^\n#]*)", text):
         for word in shlex.split(line):
@@ -166,31 +198,129 @@ def test_readme_reference_server_commands_exist() -> None:
                 assert word.split("=")[0] in cli, f"README: petstore_contract.reference has no {word}"
 
 
-def test_github_gate_keeps_reports_and_promotes_only_when_green(github: dict[Any, Any]) -> None:
+def test_github_gate_keeps_reports_and_promotes_only_when_conformant(github: dict[Any, Any]) -> None:
     jobs = github["jobs"]
     gate = jobs["staging-gate"]
     upload = [s for s in gate["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact")]
     assert upload and upload[0]["if"] == "always()" and upload[0]["with"]["path"].rstrip("/") == "reports"
-    assert jobs["promote"]["needs"] == "staging-gate"
+    assert jobs["promote"]["needs"] == "staging-gate" and "if" not in jobs["promote"], "promote only after exit 0"
     assert jobs["production-smoke"]["needs"] == "promote"
-    env = next(s["env"] for s in gate["steps"] if "pytest" in str(s.get("run", "")))
-    assert env["PETSTORE_STAGING_API_KEY"] == "${{ secrets.PETSTORE_STAGING_API_KEY }}"
+    step = next(s for s in gate["steps"] if "pytest" in str(s.get("run", "")))
+    assert step["env"]["PETSTORE_STAGING_API_KEY"] == "${{ secrets.PETSTORE_STAGING_API_KEY }}"
+    assert "--target staging" in step["run"]
     smoke = next(s for s in jobs["production-smoke"]["steps"] if "pytest" in str(s.get("run", "")))
     assert smoke["env"]["PETSTORE_PRODUCTION_API_KEY"] == "${{ secrets.PETSTORE_PRODUCTION_API_KEY }}"
     assert_read_only_production(smoke["run"])
-    assert "--target staging" in next(s["run"] for s in gate["steps"] if "pytest" in str(s.get("run", "")))
 
 
-def test_gitlab_gate_keeps_reports_and_promotes_only_when_green(gitlab: dict[str, Any]) -> None:
+def test_github_alerts_when_the_gate_stays_inconclusive(github: dict[Any, Any]) -> None:
+    jobs = github["jobs"]
+    gate = jobs["staging-gate"]
+    step_id = next(s["id"] for s in gate["steps"] if "pytest" in str(s.get("run", "")))
+    assert gate["outputs"]["exit-code"] == f"${{{{ steps.{step_id}.outputs.exit-code }}}}"
+    alert = jobs["alert-inconclusive"]
+    assert alert["needs"] == "staging-gate"
+    # always(): the gate failed (exit 6), and a job that needs a failed job is skipped without it.
+    assert alert["if"] == "always() && needs.staging-gate.outputs.exit-code == '6'"
+
+
+def test_github_keeps_the_job_summary_variable(github: dict[Any, Any]) -> None:
+    """The suite appends summary.md to $GITHUB_STEP_SUMMARY, which GitHub sets: no step may unset it."""
+    for job in github["jobs"].values():
+        for step in job.get("steps", []):
+            assert "GITHUB_STEP_SUMMARY" not in step.get("env", {})
+            assert "GITHUB_STEP_SUMMARY" not in str(step.get("run", ""))
+
+
+def test_gitlab_gate_keeps_reports_and_promotes_only_when_conformant(gitlab: dict[str, Any]) -> None:
     template = gitlab[".contract-suite"]
     assert template["artifacts"]["when"] == "always" and "reports/" in template["artifacts"]["paths"]
     assert template["artifacts"]["reports"]["junit"] == "reports/junit.xml"
     assert gitlab["stages"] == ["gate", "promote", "smoke"]
     assert gitlab["staging-gate"]["extends"] == gitlab["production-smoke"]["extends"] == ".contract-suite"
     assert gitlab["promote"]["needs"] == ["staging-gate"] and gitlab["production-smoke"]["needs"] == ["promote"]
+    assert "when" not in gitlab["promote"] and "allow_failure" not in gitlab["staging-gate"]
     assert "--target staging" in gitlab["staging-gate"]["script"][0]
     assert_read_only_production(gitlab["production-smoke"]["script"][0])
     assert "API_KEY" not in GITLAB.read_text(encoding="utf-8").split("stages:")[1], "keys come from CI/CD variables"
+
+
+# -- the recipes' shell, with a stand-in python that exits with chosen codes -------------------------
+
+STUB_PYTHON = """#!/bin/sh
+echo "$*" >> "$STUB_LOG"
+code=$(head -n 1 "$STUB_CODES")
+sed -i 1d "$STUB_CODES"
+exit "$code"
+"""
+# exit codes of the suite runs in turn -> the job's exit code, suite runs made
+SCENARIOS = {
+    "conformant": ([0], 0, 1),
+    "not conformant": ([1], 1, 1),
+    "inconclusive, then conformant": ([6, 0], 0, 2),
+    "inconclusive twice": ([6, 6], 6, 2),
+    "inconclusive, then not conformant": ([6, 1], 1, 2),
+    "usage error": ([4], 4, 1),
+}
+
+
+def suite_scripts() -> Iterator[tuple[str, str]]:
+    github = yaml.safe_load(GITHUB.read_text(encoding="utf-8"))
+    gitlab = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))
+    for name, scripts in (("github", github_scripts(github)), ("gitlab", gitlab_scripts(gitlab))):
+        for job, script in scripts:
+            if "pytest" in script:
+                yield f"{name}:{job}", script
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the recipes' shell is bash")
+@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize(("job", "script"), list(suite_scripts()), ids=[job for job, _ in suite_scripts()])
+def test_recipe_shell_maps_exit_codes(job: str, script: str, scenario: str, tmp_path: Path) -> None:
+    codes, expected_exit, expected_runs = SCENARIOS[scenario]
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    (stubs / "python").write_text(STUB_PYTHON, encoding="utf-8")
+    (stubs / "sleep").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    (tmp_path / "codes").write_text("".join(f"{code}\n" for code in codes), encoding="utf-8")
+    (tmp_path / "script.sh").write_text(script, encoding="utf-8")
+    env = {
+        "PATH": f"{stubs}:/usr/bin:/bin",
+        "STUB_LOG": str(tmp_path / "runs"),
+        "STUB_CODES": str(tmp_path / "codes"),
+        "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+    }
+    # GitHub runs `bash -e`, GitLab's runner `set -eo pipefail`: the stricter of the two.
+    done = command(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(tmp_path / "script.sh")], env=env)
+    runs = (tmp_path / "runs").read_text(encoding="utf-8").splitlines()
+    assert (done.returncode, len(runs)) == (expected_exit, expected_runs), done.stdout + done.stderr
+    assert all(run.startswith("-m pytest --target ") for run in runs) and len(set(runs)) == 1, runs
+    if job == "github:staging-gate":
+        output = (tmp_path / "github-output").read_text(encoding="utf-8")
+        assert output.splitlines() == [f"exit-code={expected_exit}"]
+    if expected_exit == 6:
+        assert "Inconclusive twice" in done.stdout
+
+
+def test_the_suite_appends_its_summary_to_the_github_job_summary(tmp_path: Path) -> None:
+    step_summary = tmp_path / "step-summary.md"
+    step_summary.write_text("an earlier step's summary\n", encoding="utf-8")
+    run = run_suite(
+        None,
+        None,
+        "--contract-profile",
+        "quick",
+        "-k",
+        "orders",
+        env={"GITHUB_STEP_SUMMARY": str(step_summary)},
+        keep=("summary.md", "junit.xml"),
+        timeout=300,
+    )
+    assert run.verdict == "conformant" and run.exit_code == 0, run.output[-3000:]
+    assert step_summary.read_text(encoding="utf-8") == f"an earlier step's summary\n{run.reports['summary.md']}\n"
+    assert "<testsuite" in run.reports["junit.xml"]
 
 
 def assert_read_only_production(command: str) -> None:
