@@ -81,8 +81,8 @@ def test_page_is_as_full_as_store_and_cap_allow(grid: Grid, judge: Judge, query:
     with judge("list.limit.fills"):
         if page.size < least:
             raise Mismatch(
-                f"at least {least} animals: min(limit {query[1]}, {grid.known.count(query[0])} matching animals "
-                f"known to exist, a page cap of at least {grid.cap_seen} seen on another page)",
+                f"at least {least} animals (limit {query[1]}, {grid.known.count(query[0])} matching animals "
+                f"known to exist, pages of {grid.cap_seen} seen)",
                 f"{page.size} animals",
                 grid.answers[query].exchange,
             )

@@ -372,11 +372,35 @@ def pytest_runtest_makereport(
     record = record_of(item.nodeid, tuple(clause_ids(item)), call, report, item.stash.get(JUDGE_KEY, None))
     setattr(report, RECORD_ATTR, record.to_dict())
     if report.failed:
-        report.longrepr = run.redact(_failure_text(record))
+        report.longrepr = FailureRepr(run.redact(_failure_text(record)))
     elif report.skipped and isinstance(report.longrepr, tuple):
         path, line, reason = report.longrepr
         report.longrepr = (path, line, run.redact(str(reason)))
     return report
+
+
+class FailureRepr:
+    """A failure's text whose first line pytest shows as the failure's one-line message.
+
+    pytest's short summary and JUnit's ``message`` read ``longrepr.reprcrash.message``; the whole
+    text is the evidence.  (Under xdist a report's longrepr travels as its text.)
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.reprcrash = _Crash(text.splitlines()[0] if text else "")
+
+    def toterminal(self, out: Any) -> None:
+        for line in self.text.splitlines():
+            out.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Crash:
+    def __init__(self, message: str) -> None:
+        self.message, self.path, self.lineno = message, "", 0
 
 
 def _failure_text(record: TestRecord) -> str:

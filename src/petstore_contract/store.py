@@ -79,8 +79,16 @@ def effective_limit(page: Page) -> int:
 
 
 def least_size(page: Page, known: Knowledge, cap_seen: int) -> int:
-    """The fewest animals the page may hold: min(k, n, C) with n >= known and C >= cap_seen."""
-    return min(effective_limit(page), known.count(page.status), max(cap_seen, 1))
+    """The fewest animals the page may hold: min(k, n, C) with n >= known and C >= cap_seen.
+
+    Where the page should hold every known match (k at least n), a missing animal is a question of
+    which animals are listed (``list.status.found``, judged in complete view); the page's size
+    alone then only says it must not be empty.
+    """
+    matching = known.count(page.status)
+    if effective_limit(page) >= matching:
+        return min(1, matching)
+    return min(effective_limit(page), matching, max(cap_seen, 1))
 
 
 def seen_whole(page: Page, cap_seen: int) -> bool:

@@ -171,6 +171,8 @@ _CATALOG: tuple[Fault, ...] = (
         "list.limit.fills",
         LIST_PAGINATED,
         "cuts the page to limit before applying the status filter (a filtered page comes back short or empty)",
+        # limit=100 on a store of 101: the status page misses the animal cut off, which is listed nowhere.
+        ("list.status.found",),
     ),
     _fault(
         "list_empty_past_store",
