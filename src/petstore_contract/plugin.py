@@ -27,7 +27,7 @@ from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Run, Run
 from petstore_contract.spec import suite_dir
 from petstore_contract.target import KEY_ENV, TargetConfigError, resolve
 from petstore_contract.transport import TargetProblem, merge_counters
-from petstore_contract.verdict import clause_results, decide
+from petstore_contract.verdict import clause_results, decide, void
 
 RUN_KEY = pytest.StashKey[Run]()
 STATE_KEY = pytest.StashKey["Controller"]()
@@ -152,6 +152,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         config.stash[STATE_KEY] = Controller(config, run, embedded)
     config.option.base_url = settings.base_url
+    # Failures carry their own text (FailureRepr); native tracebacks for the rest spare pytest's
+    # source parsing, which CPython 3.11 does not survive while another thread compiles.
+    config.option.tbstyle = "native"
 
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
@@ -500,14 +503,17 @@ class Controller:
             first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")
         ):
             found.append(f"the target did not answer: {first or breaker}")
-        rejected = [r for r in self.records.values() for f in r.findings if f.clause == "auth.accepted"]
-        accepted = [r for r in self.records.values() if r.judged.get("auth.accepted") == "conforms"]
-        if rejected and not accepted:
+        if self.key_rejected():
             found.append(
-                f"the configured key was rejected on all {len(rejected)} operations asked with it: "
-                f"check {self.run.settings.key_env}"
+                f"the configured key was rejected on every operation asked with it: check {self.run.settings.key_env}"
             )
         return found
+
+    def key_rejected(self) -> bool:
+        """The valid key refused on every operation: nothing the target answered can be judged."""
+        refused = {f.test for r in self.records.values() for f in r.findings if f.clause == "auth.accepted"}
+        accepted = [r for r in self.records.values() if r.judged.get("auth.accepted") == "conforms"]
+        return bool(refused) and not accepted
 
     def finish(self, exitstatus: int) -> int:
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR) or self.config.option.collectonly:
@@ -515,6 +521,8 @@ class Controller:
         counters = self._counters()
         facts = self.run.facts() | _timing(self.run.settings.started) | counters
         rows = clause_results(self.records.values())
+        if self.key_rejected():
+            rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
         warnings = [w for r in self.records.values() for w in r.warnings]
         if self.run.redact.note:
             warnings.append(self.run.redact.note)

@@ -23,9 +23,11 @@ from petstore_contract.record import (
     NOT_SELECTED,
     NOT_SENT,
     STORE_TOO_LARGE,
+    TARGET,
     UNDECIDED,
     VIOLATED,
     ClauseResult,
+    Note,
     RunResult,
     TestRecord,
 )
@@ -65,6 +67,15 @@ def _row(clause: Clause) -> ClauseResult:
     )
 
 
+def void(rows: list[ClauseResult], reason: str) -> list[ClauseResult]:
+    """Every judgement undecided: what the target answered could not be judged (the key was refused)."""
+    for row in rows:
+        if row.outcome in (CONFORMS, VIOLATED):
+            row.outcome = UNDECIDED
+            row.notes = [Note((row.id,), TARGET, reason)]
+    return rows
+
+
 def blocking(row: ClauseResult) -> bool:
     """An undecided MUST clause that leaves the target unjudged (not just a store too large to see)."""
     if row.level != "MUST" or row.outcome != UNDECIDED:
@@ -82,6 +93,8 @@ def decide(
 ) -> RunResult:
     """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted."""
     violated = [r for r in rows if r.outcome == VIOLATED and r.level == "MUST"]
+    if any("key was rejected" in p for p in problems):
+        violated = []
     unsure = [r for r in rows if blocking(r)]
     if violated:
         verdict = NOT_CONFORMANT

@@ -69,17 +69,20 @@ def _blackhole() -> Iterator[str]:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
 
 
-def _closed_port() -> str:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+@contextlib.contextmanager
+def _closed_port() -> Iterator[str]:
+    """A port bound but not listening: connections are refused, and no other server can take it meanwhile."""
+    with socket.socket() as bound:
+        bound.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{bound.getsockname()[1]}/v1"
 
 
 def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> SuiteRun:
     key = "selfcheck-" + secrets.token_urlsafe(12)
     hostile = ("--request-timeout", "1", "--circuit-breaker", "3")
     if scenario.name == "closed-port":
-        return run_suite(_closed_port(), key, *suite_args, *hostile)
+        with _closed_port() as url:
+            return run_suite(url, key, *suite_args, *hostile)
     if scenario.name == "blackhole":
         with _blackhole() as url:
             return run_suite(url, key, *suite_args, *hostile)
