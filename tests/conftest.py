@@ -8,7 +8,6 @@ Every name carries the run's seed and run id.  Read-only runs judge the store as
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,23 +188,11 @@ def reads(api: Api, seeded: Seeded, read_only: bool) -> list[tuple[dict[str, Any
     return list(zip(pets, api.map(lambda pet: api.get(f"/pets/{pet['id']}"), pets), strict=True))
 
 
-SEQUENCES = "test_stateful.py::test_create_read_list_sequences"
-
-
 @pytest.fixture(scope="session", autouse=True)
-def set_up(request: pytest.FixtureRequest, run: Run) -> None:
+def set_up(request: pytest.FixtureRequest) -> None:
     """Set-up, in order, before any test: own data, the list grid, the own animals read back.
 
-    Then the stateful sequences start in the background, so their request chains overlap the
-    suite; the grid and the reads have seen the store as set-up left it.  Only in a serial
-    pytest process: under xdist each worker would start them, and they would write several times
-    (tests/test_stateful.py then runs them inline).
+    The grid and the reads then see the store as set-up left it, whatever the tests write later.
     """
     request.getfixturevalue("grid")
     request.getfixturevalue("reads")
-    selected = [i for i in request.session.items if i.nodeid.endswith(SEQUENCES) and not i.get_closest_marker("skip")]
-    if not selected or run.read_only or "PYTEST_XDIST_WORKER" in os.environ:
-        return
-    from .test_stateful import run_sequences
-
-    run.start_background("sequences", run_sequences)

@@ -14,7 +14,7 @@ import tempfile
 import time
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -375,7 +375,8 @@ def pytest_runtest_makereport(
     record = record_of(item.nodeid, tuple(clause_ids(item)), call, report, item.stash.get(JUDGE_KEY, None))
     setattr(report, RECORD_ATTR, record.to_dict())
     if report.failed:
-        report.longrepr = FailureRepr(run.redact(_failure_text(record)))
+        # pytest types longrepr as its own classes; FailureRepr offers the same reading interface.
+        report.longrepr = cast(Any, FailureRepr(run.redact(_failure_text(record))))
     elif report.skipped and isinstance(report.longrepr, tuple):
         path, line, reason = report.longrepr
         report.longrepr = (path, line, run.redact(str(reason)))

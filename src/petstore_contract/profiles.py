@@ -20,7 +20,7 @@ PROFILES = {
     p.name: p
     for p in (
         Profile("quick", "smoke runs and the self-test's many servers", 10, 8, 5),
-        Profile("default", "the CI gate", 40, 20, 8),
+        Profile("default", "the CI gate", 40, 10, 6),
         Profile("deep", "nightly runs", 300, 100, 15),
     )
 }

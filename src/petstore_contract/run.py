@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from schemathesis import GenerationMode
-from schemathesis.core.failures import FailureGroup
+from schemathesis.errors import FailureGroup
 
 from petstore_contract import generated, profiles
 from petstore_contract.api import VALID, Api
@@ -96,7 +95,6 @@ class Run:
         self.api = Api(self.transport, api_key)
         self._names = count()
         self.deferred: list[Any] | None = None
-        self._background: dict[str, tuple[threading.Thread, dict[str, BaseException | None]]] = {}
 
     # -- what the run is -------------------------------------------------------------------------
 
@@ -162,32 +160,6 @@ class Run:
 
     # -- generated tests ---------------------------------------------------------------------------
 
-    def start_background(self, name: str, work: Callable[[], None]) -> None:
-        """Run ``work`` in a thread now; ``join_background`` reports its outcome where it belongs."""
-        outcome: dict[str, BaseException | None] = {}
-
-        def target() -> None:
-            try:
-                work()
-                outcome["error"] = None
-            except BaseException as exc:  # carried to the test that owns the work
-                outcome["error"] = exc
-
-        thread = threading.Thread(target=target, name=f"petstore-{name}", daemon=True)
-        self._background[name] = (thread, outcome)
-        thread.start()
-
-    def join_background(self, name: str, work: Callable[[], None]) -> None:
-        """The outcome of background work (raised here), or the work itself when none was started."""
-        started = self._background.pop(name, None)
-        if started is None:
-            work()
-            return
-        thread, outcome = started
-        thread.join()
-        if outcome.get("error") is not None:
-            raise outcome["error"]  # type: ignore[misc]
-
     def schema(self, mode: GenerationMode) -> Any:
         return _schema(mode, self.settings.seed, self.profile.max_examples, self.read_only)
 
@@ -231,11 +203,13 @@ class Run:
             return list(violation.findings)
         return []
 
-    def judge_response(self, case: Any, response: Any) -> None:
+    def judge_response(self, case: Any, response: Any, validate: Callable[[], None] | None = None) -> None:
+        """Schemathesis' checks and ours on one answer; its failures become findings on their clauses."""
         try:
-            case.validate_response(
-                response, additional_checks=generated.CUSTOM_CHECKS, excluded_checks=generated.EXCLUDED_CHECKS
-            )
+            if validate is None:
+                case.validate_response(response, additional_checks=generated.CUSTOM_CHECKS)
+            else:
+                validate()
         except FailureGroup as group:
             findings = generated.findings_of(group, case, response, self.redact.for_exchange, self.api.fill(VALID))
             raise Violation(*findings) from None
