@@ -1,50 +1,45 @@
-"""Parallel and repeatable: ``-n 2`` gives the serial verdict; one seed sends the same requests.
+"""Parallel and repeatable: neither ``-n 2`` nor ``--concurrency 1`` changes a clause's outcome, one
+seed sends the same requests, and parallel runs do not write more.
 
-Each run gets a fresh server, so that runs cannot see each other's animals.
+Each run meets a fresh reference server (so that runs cannot see each other's animals) wrapped in
+an ASGI middleware that records every request line; runs are shared by the tests of this module.
+Names the suite gives its animals carry the run (``contract-<seed>-<run id>-<tag>-<pid>-<n>``):
+seed, run id and process are normalised before requests are compared.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import pytest
 
+from petstore_contract.profiles import DEFAULT_SEED
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.selfcheck import ROOT, SuiteRun, run_suite
+from petstore_contract.selfcheck import SuiteRun, run_suite
 
 KEY = "parallel-selftest-key-4d9b0e"
 QUICK = ("--contract-profile", "quick")
-FAULT = "list_ignores_limit"
-GENERATED = ROOT / "tests" / "test_generated.py"
+# Two faults of different areas: a list clause, and a create clause that every read-write set-up needs.
+SCENARIOS = {"reference": None, "list_ignores_limit": "list_ignores_limit", "create_returns_200": "create_returns_200"}
+# The serial verdict, and clauses it must find violated (the fault's own).
+VERDICTS = {"reference": ("conformant", set()), "list_ignores_limit": ("not_conformant", {"list.limit.honoured"})}
+VERDICTS["create_returns_200"] = ("not_conformant", {"create.created"})
+SERIAL, XDIST, ONE = "one process", "-n 2", "--concurrency 1"  # SERIAL: no xdist, default concurrency
+MODES = {
+    SERIAL: (),
+    XDIST: ("-n", "2", "-v"),  # -v undoes the launcher's -q, so that xdist says it started its workers
+    ONE: ("--concurrency", "1"),
+}
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-
-
-def suite_on_fresh_server(*args: str, fault: str | None = None) -> SuiteRun:
-    with BackgroundServer(build_app(KEY, fault=fault)) as server:
-        return run_suite(server.base_url, KEY, *QUICK, *args)
-
-
-def verdict(run: SuiteRun) -> tuple[int, frozenset[str], int]:
-    return run.exit_code, frozenset(run.failed), run.passed + len(run.failed) + run.skipped
-
-
-@pytest.mark.parametrize("fault", [None, FAULT], ids=["reference", FAULT])
-def test_xdist_gives_the_serial_verdict(fault: str | None) -> None:
-    serial = suite_on_fresh_server(fault=fault)
-    parallel = suite_on_fresh_server("-n", "2", fault=fault)
-    assert "gw0" in parallel.output or "bringing up nodes" in parallel.output, "xdist did not start"
-    assert verdict(parallel) == verdict(serial), (sorted(serial.failed), sorted(parallel.failed))
-    if fault is None:
-        assert serial.exit_code == 0 and not serial.failed
-    else:
-        assert serial.exit_code == 1 and serial.failed, "the fault server must fail both ways"
-
-
-# -- the same seed sends the same generated requests ----------------------------------------------
 
 
 class RequestLog:
@@ -62,7 +57,8 @@ class RequestLog:
         while not messages or messages[-1].get("more_body", False):
             messages.append(await receive())
         body = b"".join(m.get("body", b"") for m in messages)
-        self.lines.append(f"{scope['method']} {scope['path']}?{scope['query_string'].decode()} {body!r}")
+        query = scope["query_string"].decode()
+        self.lines.append(f"{scope['method']} {scope['path']}?{query} {body.decode('utf-8', 'replace')}")
 
         async def replay() -> Message:
             return messages.pop(0) if messages else await receive()
@@ -70,20 +66,103 @@ class RequestLog:
         await self.app(scope, replay, send)
 
 
-def generated_requests(*args: str) -> list[str]:
-    logged = RequestLog(build_app(KEY))
+@dataclass(frozen=True)
+class Observed:
+    run: SuiteRun
+    requests: tuple[str, ...]  # as the server received them, names normalised
+    writes: int  # counted by the server
+
+    def outcomes(self) -> dict[str, str]:
+        return {clause["id"]: clause["outcome"] for clause in self.run.summary["clauses"]}
+
+
+def normalised(line: str, seed: int, run_id: str) -> str:
+    line = line.replace(f"contract-{seed}-{run_id}-", "contract-SEED-RUN-")
+    return re.sub(r"-\d+-\d+(?=\")", "-PID-N", line)  # a name's process and counter
+
+
+@cache
+def observe(scenario: str, mode: str, *extra: str) -> Observed:
+    """The suite (quick profile) against a fresh server; each combination runs once per session."""
+    app = build_app(KEY, fault=SCENARIOS[scenario])
+    logged = RequestLog(app)
     with BackgroundServer(logged) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, KEY, *QUICK, *args, "-m", "generated", "-k", "not sequences")
-    assert run.exit_code == 0, run.output[-3000:]
-    assert len(logged.lines) > 50
-    return logged.lines
+        run = run_suite(server.base_url, KEY, *QUICK, *MODES[mode], *extra, timeout=300)
+    assert run.summary, run.output[-3000:]
+    if mode == XDIST:
+        assert "created: 2/2 workers" in run.output, "xdist did not start"
+    lines = tuple(normalised(line, run.summary["seed"], run.summary["run_id"]) for line in logged.lines)
+    return Observed(run, lines, int(app.state.store.write_count))
 
 
-def test_same_seed_sends_the_same_generated_requests() -> None:
-    if not GENERATED.exists():
-        pytest.skip("tests/test_generated.py is not there yet: nothing generated to compare")
-    first = generated_requests("--contract-seed", "4242")
-    second = generated_requests("--contract-seed", "4242")
-    assert first == second, next(f"{a} != {b}" for a, b in zip(first, second, strict=False) if a != b)
-    other = generated_requests("--contract-seed", "4243")
-    assert other != first, "another seed should send other requests (else the comparison proves nothing)"
+def difference(first: tuple[str, ...], second: tuple[str, ...]) -> list[str]:
+    """A few request lines one run sent and the other did not (for the failure message)."""
+    a, b = Counter(first), Counter(second)
+    return [f"- {line}" for line in list(a - b)[:5]] + [f"+ {line}" for line in list(b - a)[:5]]
+
+
+def observe_all(*runs: tuple[str, ...]) -> list[Observed]:
+    """Several observations, two at a time (the -n 2 run beside the two single-process ones)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(lambda run: observe(*run), runs))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_clause_outcomes_do_not_depend_on_parallelism(scenario: str) -> None:
+    parallel, serial, one = observe_all((scenario, XDIST), (scenario, SERIAL), (scenario, ONE))
+    verdict, violated = VERDICTS[scenario]
+    assert serial.run.verdict == verdict and violated <= serial.run.violated(), serial.run.output[-3000:]
+    for other in (parallel, one):
+        differ = {
+            clause: (outcome, other.outcomes().get(clause))
+            for clause, outcome in serial.outcomes().items()
+            if other.outcomes().get(clause) != outcome
+        }
+        assert not differ and other.outcomes().keys() == serial.outcomes().keys(), differ
+        assert (other.run.exit_code, other.run.verdict) == (serial.run.exit_code, serial.run.verdict)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_writes_are_counted_and_do_not_grow_one_at_a_time(scenario: str) -> None:
+    serial, one = observe(scenario, SERIAL), observe(scenario, ONE)
+    for observed in (serial, one):
+        assert observed.run.summary["writes"] == observed.writes > 0, "summary.json counts what the server saw"
+    assert one.writes == serial.writes
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="-n 2 writes more (e.g. 250 -> 313 on the reference): module-scoped fixtures that POST (tests/test_auth.py, "
+    "test_create.py, test_read.py, test_list.py) run once in each worker that gets a test of their module",
+)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_writes_do_not_grow_with_xdist(scenario: str) -> None:
+    serial, parallel = observe(scenario, SERIAL), observe(scenario, XDIST)
+    assert parallel.run.summary["writes"] == parallel.writes, "summary.json counts every worker's writes"
+    assert parallel.writes <= serial.writes, f"-n 2 wrote {parallel.writes}, a serial run {serial.writes}"
+
+
+def test_same_seed_sends_the_same_requests() -> None:
+    first, second, other = observe_all(
+        ("reference", ONE),
+        ("reference", ONE, "--contract-seed", str(DEFAULT_SEED)),
+        ("reference", ONE, "--contract-seed", "4243"),
+    )
+    assert first.run.summary["seed"] == second.run.summary["seed"] == DEFAULT_SEED
+    assert first.run.summary["run_id"] != second.run.summary["run_id"]
+    assert Counter(first.requests) == Counter(second.requests), difference(first.requests, second.requests)
+    assert Counter(other.requests) != Counter(first.requests), "another seed must send other requests"
+
+
+def test_concurrency_changes_only_the_numbers_the_server_hands_out() -> None:
+    """At the default concurrency the stateful sequences reuse ids (and values drawn from them) that
+    depend on how concurrent POSTs interleave; every request is otherwise the one a serial run sends."""
+    default, one = observe("reference", SERIAL), observe("reference", ONE)
+
+    def shape(lines: tuple[str, ...]) -> Counter[str]:
+        return Counter(re.sub(r"-?\d+", "#", line) for line in lines)
+
+    assert len(default.requests) == len(one.requests)
+    assert shape(default.requests) == shape(one.requests), difference(
+        tuple(shape(default.requests).elements()), tuple(shape(one.requests).elements())
+    )
