@@ -139,6 +139,11 @@ def reset_mid_body(server: HostileServer, conn: socket.socket, head: bytes) -> N
     conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
 
 
+def reset_at_once(server: HostileServer, conn: socket.socket, head: bytes) -> None:
+    """Reads the request, then resets the connection (RST) without a byte of answer."""
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
 def not_json(server: HostileServer, conn: socket.socket, head: bytes) -> None:
     """A 200 HTML page for every request (a login portal, a proxy's error page...)."""
     body = b"<html><body><h1>Welcome to the gateway</h1></body></html>"
