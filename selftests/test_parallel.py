@@ -130,11 +130,6 @@ def test_writes_are_counted_and_do_not_grow_one_at_a_time(scenario: str) -> None
     assert one.writes == serial.writes
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="-n 2 writes more (e.g. 250 -> 313 on the reference): module-scoped fixtures that POST (tests/test_auth.py, "
-    "test_create.py, test_read.py, test_list.py) run once in each worker that gets a test of their module",
-)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_writes_do_not_grow_with_xdist(scenario: str) -> None:
     serial, parallel = observe(scenario, SERIAL), observe(scenario, XDIST)

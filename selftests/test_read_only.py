@@ -125,12 +125,6 @@ def test_read_only_run_on_an_empty_store_says_so(empty_store_run: tuple[SuiteRun
     assert "undecided (empty store): read.found" in run.output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tests/test_list.py::test_status_page_is_exactly_the_matching_animals leaves list.status.found "
-    "undecided as store_too_large ('listed 0 animals: the store holds more ... than one page shows') on an "
-    "empty store, and the verdict line then says the store is too large to see whole",
-)
 def test_an_empty_store_is_never_called_too_large(empty_store_run: tuple[SuiteRun, int]) -> None:
     run, _ = empty_store_run
     too_large = [

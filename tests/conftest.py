@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from petstore_contract import expect, store
-from petstore_contract.api import Api
+from petstore_contract.api import Api, Request, send_table
 from petstore_contract.record import EMPTY_STORE, PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
@@ -126,13 +126,18 @@ class Grid:
 
 
 @pytest.fixture(scope="session")
-def grid(api: Api, seeded: Seeded) -> Grid:
-    # Unfiltered pages first, then the status pages: an animal an unfiltered page shows exists
-    # before any status page is asked for.
-    unfiltered = [q for q in GRID if q[0] is None]
-    filtered = [q for q in GRID if q[0] is not None]
-    answers = dict(zip(unfiltered, api.map(lambda q: api.get("/pets", params=_params(*q)), unfiltered), strict=True))
-    answers |= dict(zip(filtered, api.map(lambda q: api.get("/pets", params=_params(*q)), filtered), strict=True))
+def grid(run: Run, api: Api, seeded: Seeded) -> Grid:
+    def ask() -> dict[str, Answer]:
+        # Unfiltered pages first, then the status pages: an animal an unfiltered page shows exists
+        # before any status page is asked for.
+        unfiltered = [q for q in GRID if q[0] is None]
+        filtered = [q for q in GRID if q[0] is not None]
+        found = dict(zip(unfiltered, api.map(lambda q: api.get("/pets", params=_params(*q)), unfiltered), strict=True))
+        found |= dict(zip(filtered, api.map(lambda q: api.get("/pets", params=_params(*q)), filtered), strict=True))
+        return {_grid_key(q): answer for q, answer in found.items()}
+
+    shared = run.once_answers("grid", ask)
+    answers = {q: shared[_grid_key(q)] for q in GRID}
     pages = {}
     for query, answer in answers.items():
         try:
@@ -182,10 +187,16 @@ def create_pet(run: Run, api: Api) -> Callable[..., tuple[dict[str, Any], Answer
 
 
 @pytest.fixture(scope="session")
-def reads(api: Api, seeded: Seeded, read_only: bool) -> list[tuple[dict[str, Any], Answer]]:
+def reads(run: Run, api: Api, seeded: Seeded, read_only: bool) -> list[tuple[dict[str, Any], Answer]]:
     """Each of the suite's own animals read back, side by side (or, read-only, a few listed ones)."""
     pets = seeded.own if seeded.own else ([] if not read_only else seeded.before[:6])
-    return list(zip(pets, api.map(lambda pet: api.get(f"/pets/{pet['id']}"), pets), strict=True))
+    table = {str(pet["id"]): Request("GET", f"/pets/{pet['id']}") for pet in pets}
+    answers = run.once_answers("reads", lambda: send_table(api, table))
+    return [(pet, answers[str(pet["id"])]) for pet in pets]
+
+
+def _grid_key(query: tuple[str | None, int | None]) -> str:
+    return f"{query[0]}|{query[1]}"
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -16,7 +16,7 @@ import pytest
 from petstore_contract import expect
 from petstore_contract.api import UNSET, Api, Request, send_table
 from petstore_contract.expect import Judge
-from petstore_contract.record import Mismatch
+from petstore_contract.record import PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
@@ -63,9 +63,10 @@ REFUSED = {
     "basic-scheme": Credential("auth.invalid", "Basic {key_b64}"),
     "token-scheme": Credential("auth.invalid", "Token {key}"),
     "no-scheme": Credential("auth.invalid", "{key}"),
-    "x-api-key-header": Credential("auth.missing", None, (("X-API-Key", "{key}"),)),
-    "api-key-header": Credential("auth.missing", None, (("Api-Key", "{key}"),)),
-    "key-in-query": Credential("auth.missing", None, (), (("access_token", "{key}"), ("api_key", "{key}"))),
+    # The key elsewhere than in the documented form is not the documented credential (§5.2).
+    "x-api-key-header": Credential("auth.invalid", None, (("X-API-Key", "{key}"),)),
+    "api-key-header": Credential("auth.invalid", None, (("Api-Key", "{key}"),)),
+    "key-in-query": Credential("auth.invalid", None, (), (("access_token", "{key}"), ("api_key", "{key}"))),
     "wrong-key-and-key-in-query": Credential("auth.invalid", "Bearer wrong", (), (("api_key", "{key}"),)),
 }
 # Whatever else a request carries, authentication comes first: (operation, request parts).
@@ -130,10 +131,16 @@ def _rows(read_only: bool) -> list[tuple[str, Operation, Credential, dict[str, A
 
 @pytest.fixture(scope="module")
 def refused(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, Answer]:
-    rows = _rows(read_only)
+    rows = {row[0]: row for row in _rows(read_only)}
     own = _own_id(seeded)
-    answers = api.map(lambda row: _send(api, run, row[1], own, row[2], row[3]), rows)
-    return {row[0]: answer for row, answer in zip(rows, answers, strict=True)}
+    table = {key: row for key, row in rows.items()}
+    return run.once_answers("refused", lambda: _send_rows(api, run, own, table))
+
+
+def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, Answer]:
+    keys = list(rows)
+    answers = api.map(lambda key: _send(api, run, rows[key][1], own, rows[key][2], rows[key][3]), keys)
+    return dict(zip(keys, answers, strict=True))
 
 
 def _cases() -> list[Any]:
@@ -172,10 +179,9 @@ def test_refused_credential_gets_401(refused: dict[str, Answer], judge: Judge, r
 
 @pytest.fixture(scope="module")
 def accepted(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, Answer]:
-    ops = [op for op in OPERATIONS if not (read_only and op.method == "POST")]
-    own = _own_id(seeded)
-    answers = api.map(lambda op: _send(api, run, op, own, Credential("", "Bearer {key}"), {}), ops)
-    return {op.name: answer for op, answer in zip(ops, answers, strict=True)}
+    valid = Credential("", "Bearer {key}")
+    rows = {op.name: (op.name, op, valid, {}) for op in OPERATIONS if not (read_only and op.method == "POST")}
+    return run.once_answers("accepted", lambda: _send_rows(api, run, _own_id(seeded), rows))
 
 
 @pytest.mark.clause("auth.accepted")
@@ -191,14 +197,19 @@ def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operat
 
 
 @pytest.fixture(scope="module")
-def schemes(api: Api) -> dict[str, Answer]:
+def schemes(run: Run, api: Api) -> dict[str, Answer]:
     table = {s: Request("GET", "/store/orders", authorization=f"{s} {{key}}") for s in SCHEMES}
-    return send_table(api, table)
+    return run.once_answers("schemes", lambda: send_table(api, table))
 
 
 @pytest.mark.clause("auth.scheme-case")
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_scheme_name_is_case_insensitive(schemes: dict[str, Answer], judge: Judge, scheme: str) -> None:
+def test_scheme_name_is_case_insensitive(
+    schemes: dict[str, Answer], accepted: dict[str, Answer], judge: Judge, scheme: str
+) -> None:
+    if accepted["listOrders"].status in (401, 403):
+        reason = "GET /store/orders refused the valid key in its documented form"
+        raise undecided("auth.scheme-case", PRECONDITION, reason, blocked_by="auth.accepted")
     answer = schemes[scheme]
     with judge("auth.scheme-case"):
         if answer.status in (401, 403):

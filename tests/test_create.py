@@ -104,10 +104,17 @@ def _table(run: Run) -> tuple[dict[str, Request], dict[str, Any]]:
     return table, bodies
 
 
+def _table_of(bodies: dict[str, Any], table: dict[str, Request]) -> dict[str, Request]:
+    return {
+        key: Request("POST", "/pets", json_body=bodies[key]) if key in bodies else req for key, req in table.items()
+    }
+
+
 @pytest.fixture(scope="module")
 def sent(api: Api, run: Run) -> tuple[dict[str, Answer], dict[str, Any]]:
     table, bodies = _table(run)
-    return send_table(api, table), bodies
+    shared = run.once("create-bodies", lambda: bodies)  # the bodies the process that sends them made
+    return run.once_answers("create", lambda: send_table(api, _table_of(shared, table))), shared
 
 
 def _judge_created(judge: Judge, answer: Answer, sent: dict[str, Any]) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from petstore_contract import expect, store
 from petstore_contract.api import Api, Request, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
+from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
 from .conftest import GRID, Grid, Seeded
@@ -133,6 +134,8 @@ def test_status_page_is_exactly_the_matching_animals(
     grid: Grid, judge: Judge, seeded: Seeded, read_only: bool, status: str
 ) -> None:
     page = _page(grid, (status, 100), "list.status.found")
+    if grid.cap_seen == 0:
+        raise undecided("list.status.found", EMPTY_STORE, "the store lists no animal at all")
     if not store.seen_whole(page, grid.cap_seen):
         raise undecided(
             "list.status.found",
@@ -153,12 +156,12 @@ def test_status_page_is_exactly_the_matching_animals(
 
 
 @pytest.fixture(scope="module")
-def odd_queries(api: Api, seeded: Seeded) -> dict[str, Answer]:
+def odd_queries(run: Run, api: Api, seeded: Seeded) -> dict[str, Answer]:
     """Limits at and beyond the bounds, malformed limits, unknown statuses: one table, side by side."""
     table = {f"max-{limit}": Request("GET", "/pets", params={"limit": limit}) for limit in MAXIMUM_LIMITS}
     table |= {f"limit-{limit}": Request("GET", "/pets", params={"limit": limit}) for limit in INVALID_LIMITS}
     table |= {f"status-{status}": Request("GET", "/pets", params={"status": status}) for status in UNKNOWN_STATUSES}
-    return send_table(api, table)
+    return run.once_answers("odd-queries", lambda: send_table(api, table))
 
 
 @pytest.mark.clause("list.limit.maximum")

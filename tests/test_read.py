@@ -13,6 +13,7 @@ from petstore_contract import expect
 from petstore_contract.api import Api, Request, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, Exchange, Mismatch, undecided
+from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
 from .conftest import Seeded, need_own
@@ -91,8 +92,9 @@ def test_unknown_id_error_body(api: Api, judge: Judge, seeded: Seeded) -> None:
 
 
 @pytest.fixture(scope="module")
-def malformed(api: Api) -> dict[str, Answer]:
-    return send_table(api, {pet_id: Request("GET", f"/pets/{pet_id}") for pet_id in MALFORMED_IDS})
+def malformed(run: Run, api: Api) -> dict[str, Answer]:
+    table = {pet_id: Request("GET", f"/pets/{pet_id}") for pet_id in MALFORMED_IDS}
+    return run.once_answers("malformed", lambda: send_table(api, table))
 
 
 @pytest.mark.clause("responses.documented")

@@ -11,6 +11,9 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from requests.structures import CaseInsensitiveDict
+
+from petstore_contract.record import Exchange
 from petstore_contract.transport import Answer, Transport
 
 UNSET: Any = object()
@@ -78,3 +81,28 @@ def send_table(api: Api, table: dict[str, Request]) -> dict[str, Answer]:
     """Every request of the table on the run's bounded pool; answers by the table's keys."""
     keys = list(table)
     return dict(zip(keys, api.map(lambda key: table[key].send(api), keys), strict=True))
+
+
+def answers_to_data(answers: dict[str, Answer]) -> dict[str, Any]:
+    """Answers as plain data, for the run's processes to share (a table is sent once per run)."""
+    return {
+        key: {
+            "status": a.status,
+            "headers": list(a.headers.items()),
+            "body": base64.b64encode(a.body).decode(),
+            "exchange": a.exchange.to_dict(),
+        }
+        for key, a in answers.items()
+    }
+
+
+def answers_from_data(data: dict[str, Any]) -> dict[str, Answer]:
+    return {
+        key: Answer(
+            status=item["status"],
+            headers=CaseInsensitiveDict(dict(item["headers"])),
+            body=base64.b64decode(item["body"]),
+            exchange=Exchange.from_dict(item["exchange"]),
+        )
+        for key, item in data.items()
+    }

@@ -194,8 +194,8 @@ def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) 
     negative = case.meta is not None and case.meta.generation.mode == GenerationMode.NEGATIVE
     kind = failure_kind(failure)
     rejected = status is not None and 400 <= status < 500
-    if negative and operation == "createPet" and (not rejected or kind == "AcceptedNegativeData"):
-        # Invalid data answered with anything but a 4xx: the answer's own shape follows from that.
+    if negative and operation == "createPet" and kind in ("AcceptedNegativeData", "ServerError") and not rejected:
+        # Invalid data not answered with a 4xx: the clause of what the body got wrong.
         return rejection_clause(case.body)
     if negative and operation == "listPets" and kind == "ServerError":
         return query_clause(case.query or {})

@@ -476,12 +476,11 @@ class Controller:
         ]
         if run.redact.note:
             lines.append(f"petstore note: {run.redact.note}")
-        self.preflight = self._preflight()
         if self.preflight:
             lines.append(f"petstore PROBLEM: {self.preflight}")
         return lines
 
-    def _preflight(self) -> str:
+    def check_target(self) -> str:
         """One request before the run, so an unusable target or key is named once, in one line."""
         try:
             answer = self.run.api.get("/pets", params={"limit": 1})
@@ -559,6 +558,18 @@ def _timing(started: float) -> dict[str, Any]:
 
 def _iso(moment: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """One request before the run, so an unusable target or key is named once, in one line."""
+    state = session.config.stash.get(STATE_KEY, None)
+    if state is None or session.config.option.collectonly:
+        return
+    state.preflight = state.check_target()
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    quiet = session.config.option.verbose < 0  # pytest shows no header then: the problem still shows
+    if state.preflight and quiet and reporter is not None:
+        reporter.write_line(f"petstore PROBLEM: {state.preflight}")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -22,15 +22,16 @@ from schemathesis import GenerationMode
 from schemathesis.errors import FailureGroup
 
 from petstore_contract import generated, profiles
-from petstore_contract.api import VALID, Api
+from petstore_contract.api import VALID, Api, answers_from_data, answers_to_data
 from petstore_contract.record import Exchange, Finding, Violation
 from petstore_contract.redaction import Redactor
 from petstore_contract.target import Target
-from petstore_contract.transport import RunGuard, Transport, TransportOptions
+from petstore_contract.transport import Answer, RunGuard, TargetProblem, Transport, TransportOptions
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_CONCURRENCY = 16
 ONCE_WAIT = 0.05
+FAILED, FAILED_KIND = "__failed__", "__failed_kind__"  # set-up that failed, as its result file says
 
 
 @dataclass(frozen=True)
@@ -143,19 +144,32 @@ class Run:
         except FileExistsError:
             return self._wait_for(result)
         os.close(fd)
-        data = produce()
-        partial = result.with_suffix(".part")
-        partial.write_text(json.dumps(data), encoding="utf-8")
-        partial.replace(result)
+        try:
+            data = produce()
+        except TargetProblem as problem:
+            _publish(result, {FAILED: str(problem), FAILED_KIND: problem.kind})  # the others fail alike
+            raise
+        except Exception as error:
+            _publish(result, {FAILED: f"{type(error).__name__}: {error}", FAILED_KIND: ""})
+            raise
+        _publish(result, data)
         return data
+
+    def once_answers(self, key: str, send: Callable[[], dict[str, Answer]]) -> dict[str, Answer]:
+        """A table of requests sent once per run (under xdist too); every process judges the same answers."""
+        return answers_from_data(self.once(key, lambda: answers_to_data(send())))
 
     def _wait_for(self, result: Path) -> dict[str, Any]:
         limit = self.settings.deadline or time.time() + 600
         while not result.exists():
             if time.time() > limit:
-                raise TimeoutError(f"set-up by another worker did not finish ({result.name})")
+                raise TargetProblem(f"set-up by another worker did not finish ({result.name})", kind="budget")
             time.sleep(ONCE_WAIT)
         loaded: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+        if FAILED in loaded:
+            if loaded[FAILED_KIND]:
+                raise TargetProblem(loaded[FAILED], kind=loaded[FAILED_KIND])
+            raise RuntimeError(f"set-up failed in another worker: {loaded[FAILED]}")
         return loaded
 
     # -- generated tests ---------------------------------------------------------------------------
@@ -216,6 +230,12 @@ class Run:
 
     def exchange_of(self, response: Any) -> Exchange:
         return generated.exchange_of(response, self.redact.for_exchange)
+
+
+def _publish(result: Path, data: dict[str, Any]) -> None:
+    partial = result.with_suffix(".part")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    partial.replace(result)
 
 
 @cache

@@ -18,6 +18,7 @@ from petstore_contract.record import (
     BLOCKING,
     CONFORMANT,
     CONFORMS,
+    EMPTY_STORE,
     INCONCLUSIVE,
     NOT_CONFORMANT,
     NOT_SELECTED,
@@ -141,10 +142,17 @@ def _conformant_reason(rows: list[ClauseResult]) -> str:
     unsent = [r for r in selected if r.outcome == UNDECIDED and all(n.kind == NOT_SENT for n in r.notes) and r.notes]
     if unsent:
         parts.append(f"{len(unsent)} not sent by the target: {_ids(unsent)}")
-    rest = [r for r in selected if r.outcome == UNDECIDED and r not in whole and r not in unsent]
+    empty = [r for r in selected if r.outcome == UNDECIDED and r not in whole and _kinds(r) == {EMPTY_STORE}]
+    if empty:
+        parts.append(f"{len(empty)} need animals the store does not hold (an empty store?): {_ids(empty)}")
+    rest = [r for r in selected if r.outcome == UNDECIDED and r not in whole and r not in unsent and r not in empty]
     if rest:
         parts.append(f"{len(rest)} undecided: {_ids(rest)}")
     return "; ".join(parts)
+
+
+def _kinds(row: ClauseResult) -> set[str]:
+    return {note.kind for note in row.notes}
 
 
 def _test_counts(records: Iterable[TestRecord]) -> dict[str, int]:
