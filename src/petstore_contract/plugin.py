@@ -36,75 +36,79 @@ RECORD_ATTR = "petstore_record"  # a plain dict on the TestReport: survives xdis
 INTERRUPTED, USAGE_ERROR, INTERNAL_ERROR, NO_TESTS = 2, 4, 3, 5
 
 
+# The plugin's options, as data: (flags, dest, argparse keywords).
+OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    ("--target", "petstore_target", {"help": "a named target from pyproject.toml (staging, production)"}),
+    ("--read-only", "petstore_read_only", {"action": "store_true", "help": "send no POST"}),
+    ("--allow-writes", "petstore_allow_writes", {"action": "store_true", "help": "let a read-only target be written"}),
+    (
+        "--contract-profile",
+        "petstore_profile",
+        {
+            "default": "default",
+            "choices": sorted(profiles.PROFILES),
+            "help": "depth of the generated tests: quick, default (CI gate) or deep (nightly)",
+        },
+    ),
+    (
+        "--contract-seed",
+        "petstore_seed",
+        {"type": int, "default": profiles.DEFAULT_SEED, "help": "seed of the generated tests"},
+    ),
+    (
+        "--request-timeout",
+        "petstore_timeout",
+        {"type": float, "default": DEFAULT_TIMEOUT, "help": "seconds to wait for a connection or the next bytes"},
+    ),
+    (
+        "--concurrency",
+        "petstore_concurrency",
+        {
+            "type": int,
+            "default": DEFAULT_CONCURRENCY,
+            "metavar": "N",
+            "help": f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)",
+        },
+    ),
+    ("--ca-bundle", "petstore_ca_bundle", {"help": "CA bundle to verify the target's TLS certificate"}),
+    ("--client-cert", "petstore_client_cert", {"metavar": "FILE", "help": "client certificate (PEM) for mutual TLS"}),
+    ("--client-key", "petstore_client_key", {"metavar": "FILE", "help": "the client certificate's key (PEM)"}),
+    (
+        "--no-proxy-env",
+        "petstore_no_proxy_env",
+        {"action": "store_true", "help": "ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (used for non-loopback targets)"},
+    ),
+    (
+        "--report-dir",
+        "petstore_report_dir",
+        {"metavar": "DIR", "help": "where report.html, summary.md, summary.json go (default ./reports)"},
+    ),
+    (
+        "--run-budget",
+        "petstore_run_budget",
+        {
+            "type": float,
+            "metavar": "SECONDS",
+            "help": "seconds for the whole run; once spent, nothing more is sent and the run is inconclusive",
+        },
+    ),
+    (
+        "--max-body-bytes",
+        "petstore_max_body",
+        {"type": int, "default": 4_000_000, "metavar": "BYTES", "help": "read at most this much of an answer"},
+    ),
+    (
+        "--circuit-breaker",
+        "petstore_trip_after",
+        {"type": int, "default": 3, "metavar": "N", "help": "send nothing after N requests in a row got no answer"},
+    ),
+)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("petstore", "Pet Store contract suite")
-    add = group.addoption
-    add("--target", dest="petstore_target", help="a named target from pyproject.toml (staging, production)")
-    add("--read-only", action="store_true", dest="petstore_read_only", help="send no POST")
-    add("--allow-writes", action="store_true", dest="petstore_allow_writes", help="let a read-only target be written")
-    add(
-        "--contract-profile",
-        dest="petstore_profile",
-        default="default",
-        choices=sorted(profiles.PROFILES),
-        help="depth of the generated tests: quick, default (CI gate) or deep (nightly)",
-    )
-    add(
-        "--contract-seed",
-        dest="petstore_seed",
-        type=int,
-        default=profiles.DEFAULT_SEED,
-        help="seed of the generated tests",
-    )
-    add("--request-timeout", dest="petstore_timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per answer")
-    add(
-        "--concurrency",
-        dest="petstore_concurrency",
-        type=int,
-        default=DEFAULT_CONCURRENCY,
-        metavar="N",
-        help=f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)",
-    )
-    add("--ca-bundle", dest="petstore_ca_bundle", help="CA bundle to verify the target's TLS certificate")
-    add("--client-cert", dest="petstore_client_cert", metavar="FILE", help="client certificate (PEM) for mutual TLS")
-    add("--client-key", dest="petstore_client_key", metavar="FILE", help="the client certificate's key (PEM)")
-    add(
-        "--no-proxy-env",
-        action="store_true",
-        dest="petstore_no_proxy_env",
-        help="ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (they apply to non-loopback targets by default)",
-    )
-    add(
-        "--report-dir",
-        dest="petstore_report_dir",
-        default=None,
-        metavar="DIR",
-        help="where report.html, summary.md, summary.json go (default ./reports)",
-    )
-    add(
-        "--run-budget",
-        dest="petstore_run_budget",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="seconds for the whole run; once spent, nothing more is sent and the run is inconclusive",
-    )
-    add(
-        "--max-body-bytes",
-        dest="petstore_max_body",
-        type=int,
-        default=4_000_000,
-        metavar="BYTES",
-        help="read at most this much of an answer body (default 4000000)",
-    )
-    add(
-        "--circuit-breaker",
-        dest="petstore_trip_after",
-        type=int,
-        default=3,
-        metavar="N",
-        help="send nothing more after N requests in a row got no answer (default 3; 0: never)",
-    )
+    for flag, dest, keywords in OPTIONS:
+        group.addoption(flag, dest=dest, **keywords)
 
 
 # -- the run ----------------------------------------------------------------------------------------

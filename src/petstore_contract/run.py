@@ -12,7 +12,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from itertools import count
 from pathlib import Path
@@ -67,32 +67,11 @@ class Run:
         self.settings = settings
         self.target = Target(settings.target_name, settings.base_url, api_key, settings.read_only, settings.key_env)
         self.redact = Redactor(api_key, settings.key_env)
-        self.guard = RunGuard(
-            trip_after=settings.trip_after,
-            deadline=settings.deadline,
-            budget=settings.budget,
-            shared_dir=settings.shared_dir or None,
-        )
-        self.transport = Transport(
-            TransportOptions(
-                base_url=settings.base_url,
-                api_key=api_key,
-                key_env=settings.key_env,
-                timeout=settings.timeout,
-                max_body_bytes=settings.max_body_bytes,
-                verify=settings.verify,
-                client_cert=settings.client_cert,
-                client_key=settings.client_key,
-                use_proxy_env=settings.use_proxy_env,
-                concurrency=settings.concurrency,
-                trip_after=settings.trip_after,
-                deadline=settings.deadline,
-                budget=settings.budget,
-                shared_dir=settings.shared_dir or None,
-            ),
-            self.guard,
-            self.redact,
-        )
+        # The transport's options are the run's settings of the same name (one place for each value).
+        shared = {f.name: getattr(settings, f.name) for f in fields(TransportOptions) if hasattr(settings, f.name)}
+        options = TransportOptions(**{**shared, "api_key": api_key, "shared_dir": settings.shared_dir or None})
+        self.guard = RunGuard.from_options(options)
+        self.transport = Transport(options, self.guard, self.redact)
         self.api = Api(self.transport, api_key)
         self._names = count()
         self.deferred: list[Any] | None = None

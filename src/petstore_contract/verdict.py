@@ -13,27 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from petstore_contract import record as rec
 from petstore_contract.clauses import Clause, registry
-from petstore_contract.record import (
-    BLOCKING,
-    CONFORMANT,
-    CONFORMS,
-    EMPTY_STORE,
-    INCONCLUSIVE,
-    NOT_CONFORMANT,
-    NOT_SELECTED,
-    NOT_SENT,
-    STORE_TOO_LARGE,
-    TARGET,
-    UNDECIDED,
-    VIOLATED,
-    ClauseResult,
-    Note,
-    RunResult,
-    TestRecord,
-)
+from petstore_contract.record import ClauseResult, Note, RunResult, TestRecord
 
-RANK = {NOT_SELECTED: 0, CONFORMS: 1, UNDECIDED: 2, VIOLATED: 3}
+RANK = {rec.NOT_SELECTED: 0, rec.CONFORMS: 1, rec.UNDECIDED: 2, rec.VIOLATED: 3}
 
 
 def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
@@ -52,36 +36,30 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
                 rows[finding.clause].findings.append(finding)
         for note in record.notes:
             for cid in note.clauses:
-                if cid in rows and rows[cid].outcome == UNDECIDED and note not in rows[cid].notes:
+                if cid in rows and rows[cid].outcome == rec.UNDECIDED and note not in rows[cid].notes:
                     rows[cid].notes.append(note)
     return list(rows.values())
 
 
 def _row(clause: Clause) -> ClauseResult:
-    return ClauseResult(
-        id=clause.id,
-        section=clause.section,
-        level=clause.level,
-        quote=clause.quote,
-        outcome=NOT_SELECTED,
-        needs_complete_view=clause.complete_view,
-    )
+    fields = (clause.id, clause.section, clause.level, clause.quote, rec.NOT_SELECTED)
+    return ClauseResult(*fields, needs_complete_view=clause.complete_view)
 
 
 def void(rows: list[ClauseResult], reason: str) -> list[ClauseResult]:
     """Every judgement undecided: what the target answered could not be judged (the key was refused)."""
     for row in rows:
-        if row.outcome in (CONFORMS, VIOLATED):
-            row.outcome = UNDECIDED
-            row.notes = [Note((row.id,), TARGET, reason)]
+        if row.outcome in (rec.CONFORMS, rec.VIOLATED):
+            row.outcome = rec.UNDECIDED
+            row.notes = [Note((row.id,), rec.TARGET, reason)]
     return rows
 
 
 def blocking(row: ClauseResult) -> bool:
     """An undecided MUST clause that leaves the target unjudged (not just a store too large to see)."""
-    if row.level != "MUST" or row.outcome != UNDECIDED:
+    if row.level != "MUST" or row.outcome != rec.UNDECIDED:
         return False
-    return not row.notes or any(note.kind in BLOCKING for note in row.notes)
+    return not row.notes or any(note.kind in rec.BLOCKING for note in row.notes)
 
 
 def decide(
@@ -93,32 +71,32 @@ def decide(
     warnings: list[str],
 ) -> RunResult:
     """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted."""
-    violated = [r for r in rows if r.outcome == VIOLATED and r.level == "MUST"]
+    violated = [r for r in rows if r.outcome == rec.VIOLATED and r.level == "MUST"]
     if any("key was rejected" in p for p in problems):
         violated = []
     unsure = [r for r in rows if blocking(r)]
     if violated:
-        verdict = NOT_CONFORMANT
+        verdict = rec.NOT_CONFORMANT
         reason = f"{len(violated)} of {_must(rows)} MUST clauses violated: {_ids(violated)}"
     elif not _must(rows):
-        verdict, reason = INCONCLUSIVE, problems[0] if problems else "no MUST clause was judged in this run"
+        verdict, reason = rec.INCONCLUSIVE, problems[0] if problems else "no MUST clause was judged in this run"
     elif problems or unsure:
-        verdict = INCONCLUSIVE
+        verdict = rec.INCONCLUSIVE
         reason = problems[0] if problems else f"{len(unsure)} MUST clauses undecided: {_why(unsure)}"
     else:
-        verdict = CONFORMANT
+        verdict = rec.CONFORMANT
         reason = _conformant_reason(rows)
     tests = _test_counts(records)
     warnings = warnings + [
         f"{r.id} ({r.level}): {r.findings[0].summary() if r.findings else 'not decided'}"
         for r in rows
-        if r.level == "SHOULD" and r.outcome == VIOLATED
+        if r.level == "SHOULD" and r.outcome == rec.VIOLATED
     ]
     return RunResult(verdict, reason, facts, rows, tests, list(dict.fromkeys(warnings)), list(records))
 
 
 def _must(rows: list[ClauseResult]) -> int:
-    return sum(1 for r in rows if r.level == "MUST" and r.outcome != NOT_SELECTED)
+    return sum(1 for r in rows if r.level == "MUST" and r.outcome != rec.NOT_SELECTED)
 
 
 def _ids(rows: list[ClauseResult], shown: int = 5) -> str:
@@ -133,19 +111,21 @@ def _why(rows: list[ClauseResult]) -> str:
 
 
 def _conformant_reason(rows: list[ClauseResult]) -> str:
-    selected = [r for r in rows if r.outcome != NOT_SELECTED]
-    conform = [r for r in selected if r.outcome == CONFORMS]
+    selected = [r for r in rows if r.outcome != rec.NOT_SELECTED]
+    conform = [r for r in selected if r.outcome == rec.CONFORMS]
     parts = [f"{len(conform)} of {len(selected)} clauses conform"]
-    whole = [r for r in selected if r.outcome == UNDECIDED and any(n.kind == STORE_TOO_LARGE for n in r.notes)]
+    whole = [r for r in selected if r.outcome == rec.UNDECIDED and any(n.kind == rec.STORE_TOO_LARGE for n in r.notes)]
     if whole:
         parts.append(f"{len(whole)} need a store the suite can see whole: {_ids(whole)}")
-    unsent = [r for r in selected if r.outcome == UNDECIDED and all(n.kind == NOT_SENT for n in r.notes) and r.notes]
+    unsent = [
+        r for r in selected if r.outcome == rec.UNDECIDED and all(n.kind == rec.NOT_SENT for n in r.notes) and r.notes
+    ]
     if unsent:
         parts.append(f"{len(unsent)} not sent by the target: {_ids(unsent)}")
-    empty = [r for r in selected if r.outcome == UNDECIDED and r not in whole and _kinds(r) == {EMPTY_STORE}]
+    empty = [r for r in selected if r.outcome == rec.UNDECIDED and r not in whole and _kinds(r) == {rec.EMPTY_STORE}]
     if empty:
         parts.append(f"{len(empty)} need animals the store does not hold (an empty store?): {_ids(empty)}")
-    rest = [r for r in selected if r.outcome == UNDECIDED and r not in whole and r not in unsent and r not in empty]
+    rest = [r for r in selected if r.outcome == rec.UNDECIDED and r not in whole and r not in unsent and r not in empty]
     if rest:
         parts.append(f"{len(rest)} undecided: {_ids(rest)}")
     return "; ".join(parts)
@@ -156,7 +136,7 @@ def _kinds(row: ClauseResult) -> set[str]:
 
 
 def _test_counts(records: Iterable[TestRecord]) -> dict[str, int]:
-    counts = {"tests": 0, CONFORMS: 0, VIOLATED: 0, UNDECIDED: 0, NOT_SELECTED: 0, "error": 0}
+    counts = {"tests": 0, rec.CONFORMS: 0, rec.VIOLATED: 0, rec.UNDECIDED: 0, rec.NOT_SELECTED: 0, "error": 0}
     for record in records:
         counts["tests"] += 1
         counts[record.outcome] = counts.get(record.outcome, 0) + 1
