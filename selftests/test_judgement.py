@@ -1,0 +1,172 @@
+"""The suite's judgement as data: the failure -> clause table, page arithmetic, and the verdict.
+
+Each case is a row of a table; one loop runs them (as the JSON-Schema-Test-Suite does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from petstore_contract import store
+from petstore_contract.clauses import registry
+from petstore_contract.generated import CATCH_ALL, FAILURE_CLAUSES, clause_for, query_clause, rejection_clause
+from petstore_contract.record import (
+    CONFORMANT,
+    CONFORMS,
+    EMPTY_STORE,
+    INCONCLUSIVE,
+    NOT_CONFORMANT,
+    NOT_SELECTED,
+    NOT_SENT,
+    PRECONDITION,
+    STORE_TOO_LARGE,
+    UNDECIDED,
+    VIOLATED,
+    ClauseResult,
+    Finding,
+    Note,
+)
+from petstore_contract.verdict import decide
+
+# -- Schemathesis findings on clauses ---------------------------------------------------------------
+
+ATTRIBUTION = [
+    # (operation, failure kind, status, clause)
+    ("createPet", "UndefinedStatusCode", 200, "create.created"),
+    ("createPet", "JsonSchemaError", 201, "create.created"),
+    ("createPet", "JsonSchemaError", 400, "errors.body"),
+    ("listPets", "JsonSchemaError", 200, "list.shape"),
+    ("getPet", "HeaderSchema", 200, "read.deprecation"),
+    ("getPet", "MissingHeaders", 200, "read.deprecation"),
+    ("getPet", "RejectedPositiveData", 400, "read.not-found"),
+    ("getPet", "AcceptedNegativeData", 200, "read.not-found"),
+    ("listOrders", "ServerError", 500, "orders.available"),
+    ("listPets", "ServerError", 500, "responses.documented"),
+    ("listPets", "UndefinedContentType", 200, "json.content-type"),
+    ("createPet", "MissingHeaderNotRejected", 200, "auth.missing"),
+    ("createPet", "SomethingSchemathesisAddsLater", 200, CATCH_ALL),
+]
+
+
+@pytest.mark.parametrize(("operation", "kind", "status", "clause"), ATTRIBUTION)
+def test_failure_lands_on_its_clause(operation: str, kind: str, status: int, clause: str) -> None:
+    assert clause_for(operation, kind, status) == clause
+
+
+def test_every_clause_of_the_table_exists() -> None:
+    assert {clause for clause in FAILURE_CLAUSES.values()} <= set(registry())
+
+
+REJECTIONS = [
+    ([], "create.reject.json"),
+    ({"categoryId": 1}, "create.reject.required"),
+    ({"name": "x", "categoryId": 1, "status": "adopted"}, "create.reject.status"),
+    ({"name": 5, "categoryId": 1}, "create.reject.types"),
+]
+
+
+@pytest.mark.parametrize(("body", "clause"), REJECTIONS)
+def test_invalid_body_accepted_lands_on_its_rejection_clause(body: Any, clause: str) -> None:
+    assert rejection_clause(body) == clause
+
+
+@pytest.mark.parametrize(
+    ("query", "clause"),
+    [({"limit": "0"}, "list.limit.invalid"), ({"status": "x"}, "list.status.invalid"), ({}, "responses.documented")],
+)
+def test_server_error_on_an_invalid_query_lands_on_its_parameter(query: dict[str, str], clause: str) -> None:
+    assert query_clause(query) == clause
+
+
+# -- page arithmetic --------------------------------------------------------------------------------
+
+
+def _knowledge(counts: dict[str, int]) -> store.Knowledge:
+    known = store.Knowledge()
+    next_id = 0
+    for status, count in counts.items():
+        for _ in range(count):
+            next_id += 1
+            known.add({"id": next_id, "status": status})
+    return known
+
+
+PAGES = [
+    # (status, limit, size, known per status, largest page seen, least size)
+    (None, 20, 20, {"available": 40, "sold": 40}, 100, 20),
+    (None, 20, 10, {"available": 40}, 10, 10),  # a server capping at 10: a page of 10 is full
+    ("sold", 5, 5, {"sold": 2, "available": 50}, 50, 1),  # two sold known, limit above: only "not empty"
+    ("sold", 1, 1, {"sold": 2}, 2, 1),
+    (None, 100, 0, {}, 0, 0),  # an empty store
+]
+
+
+@pytest.mark.parametrize(("status", "limit", "size", "counts", "cap", "least"), PAGES)
+def test_least_page_size(
+    status: str | None, limit: int, size: int, counts: dict[str, int], cap: int, least: int
+) -> None:
+    page = store.Page(status, limit, tuple({"id": i} for i in range(size)))
+    assert store.least_size(page, _knowledge(counts), cap) == least
+
+
+@pytest.mark.parametrize(
+    ("size", "cap", "whole"),
+    [(34, 100, True), (100, 100, False), (7, 7, False), (0, 5, True), (49, 50, True)],
+)
+def test_a_status_page_is_seen_whole_only_below_every_cap(size: int, cap: int, whole: bool) -> None:
+    page = store.Page("sold", 100, tuple({"id": i} for i in range(size)))
+    assert store.seen_whole(page, cap) is whole
+
+
+def test_an_animal_seen_again_keeps_only_its_latest_status() -> None:
+    known = store.Knowledge()
+    known.add({"id": 1, "status": "sold"})
+    known.add({"id": 1, "status": "available"})
+    assert known.count("sold") == 0 and known.count("available") == 1
+
+
+def test_duplicates_and_wrong_status_on_a_page() -> None:
+    page = store.Page("sold", 5, ({"id": 1, "status": "sold"}, {"id": 1, "status": "pending"}))
+    assert store.duplicates(page) == [1]
+    assert [p["status"] for p in store.wrong_status(page)] == ["pending"]
+
+
+# -- the verdict ------------------------------------------------------------------------------------
+
+
+def _row(cid: str, outcome: str, level: str = "MUST", kind: str = "") -> ClauseResult:
+    notes = [Note((cid,), kind, f"because {kind}")] if kind else []
+    findings = [Finding(cid, "x", "y")] if outcome == VIOLATED else []
+    return ClauseResult(cid, "§1", level, "quote", outcome, findings=findings, notes=notes)
+
+
+VERDICTS = [
+    # (rows, run problems, verdict, words the reason holds)
+    ([_row("a", CONFORMS), _row("b", CONFORMS)], [], CONFORMANT, "2 of 2"),
+    ([_row("a", CONFORMS), _row("b", VIOLATED)], [], NOT_CONFORMANT, "b"),
+    ([_row("a", CONFORMS), _row("s", VIOLATED, "SHOULD")], [], CONFORMANT, "1 of 2"),
+    ([_row("a", CONFORMS), _row("b", UNDECIDED, kind=STORE_TOO_LARGE)], [], CONFORMANT, "see whole: b"),
+    ([_row("a", CONFORMS), _row("b", UNDECIDED, kind=NOT_SENT)], [], CONFORMANT, "not sent"),
+    ([_row("a", CONFORMS), _row("b", UNDECIDED, kind=EMPTY_STORE)], [], CONFORMANT, "does not hold"),
+    ([_row("a", CONFORMS), _row("b", UNDECIDED, kind=PRECONDITION)], [], INCONCLUSIVE, "b"),
+    ([_row("a", CONFORMS)], ["the target did not answer: refused"], INCONCLUSIVE, "refused"),
+    ([_row("a", VIOLATED)], ["run budget of 3 s spent"], NOT_CONFORMANT, "a"),
+    ([_row("a", NOT_SELECTED)], [], INCONCLUSIVE, "no MUST clause"),
+]
+
+
+@pytest.mark.parametrize(("rows", "problems", "verdict", "words"), VERDICTS)
+def test_verdict(rows: list[ClauseResult], problems: list[str], verdict: str, words: str) -> None:
+    result = decide(rows, facts={}, problems=problems, records=[], warnings=[])
+    assert result.verdict == verdict, result.reason
+    assert words in result.reason
+    assert result.exit_code == {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}[verdict]
+
+
+def test_a_violated_should_clause_is_a_warning() -> None:
+    result = decide(
+        [_row("a", CONFORMS), _row("s", VIOLATED, "SHOULD")], facts={}, problems=[], records=[], warnings=[]
+    )
+    assert any(w.startswith("s (SHOULD)") for w in result.warnings)
