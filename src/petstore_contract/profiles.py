@@ -24,25 +24,3 @@ PROFILES = {
         Profile("deep", "nightly runs", 300, 100, 15),
     )
 }
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """What modules imported at collection time need to know about the run."""
-
-    profile: Profile
-    seed: int
-    request_timeout: float
-    read_only: bool
-
-
-_current = RunConfig(PROFILES["default"], DEFAULT_SEED, 10.0, False)
-
-
-def current() -> RunConfig:
-    return _current
-
-
-def set_current(config: RunConfig) -> None:
-    global _current
-    _current = config

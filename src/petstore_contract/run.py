@@ -21,10 +21,11 @@ from typing import Any
 from schemathesis import GenerationMode
 from schemathesis.errors import FailureGroup
 
-from petstore_contract import generated, profiles
+from petstore_contract import __version__, generated, profiles
 from petstore_contract.api import VALID, Api, answers_from_data, answers_to_data
 from petstore_contract.record import Exchange, Finding, Violation
 from petstore_contract.redaction import Redactor
+from petstore_contract.spec import spec_checksum
 from petstore_contract.target import Target
 from petstore_contract.transport import Answer, RunGuard, TargetProblem, Transport, TransportOptions
 
@@ -98,7 +99,19 @@ class Run:
             "run_id": s.run_id,
             "concurrency": s.concurrency,
             "key_env": s.key_env,
+            "suite_version": __version__,
+            "spec_sha256": spec_checksum(),
+            "replay": self.replay_command(),
         }
+
+    def replay_command(self) -> str:
+        """The command that asks the same questions again (the key stays in its variable)."""
+        s = self.settings
+        target = f"--target {s.target_name}" if s.target_name in ("staging", "production") else ""
+        url = "" if target or s.target_name == "embedded" else f"--base-url {s.base_url}"
+        parts = ["pytest --pyargs petstore_contract.suite", target, url, f"--contract-profile {s.profile}"]
+        parts += [f"--contract-seed {s.seed}", "--read-only" if s.read_only else ""]
+        return " ".join(p for p in parts if p)
 
     # -- the suite's own data ----------------------------------------------------------------------
 

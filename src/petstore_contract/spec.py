@@ -53,6 +53,7 @@ def load_spec() -> dict[str, Any]:
 
 @cache
 def spec_checksum() -> str:
+    """SHA-256 of the OpenAPI document the run judged by (reports name it, so a run can be traced)."""
     return hashlib.sha256(spec_path().read_bytes()).hexdigest()
 
 
