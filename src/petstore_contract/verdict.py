@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from petstore_contract import record as rec
-from petstore_contract.clauses import Clause, registry
+from petstore_contract.clauses import CATCH_ALL, Clause, registry
 from petstore_contract.record import ClauseResult, Note, RunResult, TestRecord
 
 RANK = {rec.NOT_SELECTED: 0, rec.CONFORMS: 1, rec.UNDECIDED: 2, rec.VIOLATED: 3}
@@ -38,7 +38,8 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
             for cid in note.clauses:
                 if cid in rows and rows[cid].outcome == rec.UNDECIDED and note not in rows[cid].notes:
                     rows[cid].notes.append(note)
-    return list(rows.values())
+    # The catch-all clause appears only when a finding landed on it.
+    return [row for cid, row in rows.items() if cid != CATCH_ALL or row.outcome != rec.NOT_SELECTED]
 
 
 def _row(clause: Clause) -> ClauseResult:
