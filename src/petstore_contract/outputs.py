@@ -41,4 +41,10 @@ def rewrite_junit(result: RunResult, config: pytest.Config) -> Path | None:
 
 
 def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
-    return reporting.terminal.final_lines(result, paths)
+    lines = reporting.terminal.final_lines(result, paths)
+    throttled = int(result.facts.get("throttled", 0))
+    if throttled:
+        waited = float(result.facts.get("throttle_wait_s", 0.0))
+        note = f"the target throttled {throttled} answers (429/503 with Retry-After); the run waited {waited:.1f} s"
+        lines.insert(len(lines) - 1, note)
+    return lines
