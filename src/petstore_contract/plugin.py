@@ -567,7 +567,7 @@ def _iso(moment: float) -> str:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """One request before the run, so an unusable target or key is named once, in one line."""
     state = session.config.stash.get(STATE_KEY, None)
-    if state is None or session.config.option.collectonly:
+    if state is None:
         return
     state.preflight = state.check_target()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
