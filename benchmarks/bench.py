@@ -434,6 +434,9 @@ class Measurement:
     profile: Profile | None = None
     slowest: list[str] = field(default_factory=list)  # pytest --durations lines
     others_cpu: float = 0.0  # share of the machine's CPUs other processes used during the run
+    load: float = 0.0  # 1-minute load average when the run started
+    tree: str = ""  # tree_fingerprint() when the run started: the suite version measured
+    chain: int = 0  # floor rows: requests on the longest dependency chain
 
 
 @dataclass(frozen=True)
@@ -580,10 +583,7 @@ def run_floor_row(latency_ms: float, recording: Recording, concurrency: int, str
     key, exchanges = recording
     with serve(with_latency(latency_ms), key=key) as server:
         result = replay_in_process(server.base_url, server.key, exchanges, concurrency, strict)
-    notes = (
-        f"replay of the suite's requests; same status {result.same_status}/{result.requests}; "
-        f"longest dependency chain {result.chain}"
-    )
+    notes = f"same status as in the suite's run: {result.same_status}/{result.requests}"
     if result.differences:
         notes += f" (e.g. {', '.join(result.differences)})"
     row = Measurement(
@@ -597,8 +597,10 @@ def run_floor_row(latency_ms: float, recording: Recording, concurrency: int, str
         0,
         notes,
     )
+    row.chain = result.chain
     log(
-        f"{row.scenario} @ {latency_ms:g} ms [{concurrency}]: {result.seconds:.2f} s, {row.requests} requests ({notes})"
+        f"{row.scenario} @ {latency_ms:g} ms [{concurrency}]: {result.seconds:.2f} s, {row.requests} requests "
+        f"({notes}; longest dependency chain {result.chain})"
     )
     return row
 
@@ -646,8 +648,10 @@ class Guard:
     """Before each run, wait until other processes leave the CPUs alone; after it, say how much they took."""
 
     wait: bool
-    max_wait: float = 900.0
+    max_wait: float = 3600.0
     threshold: float = 0.10  # others' share of the machine that still counts as quiet
+    disturbed: float = 0.25  # others' share during a run that makes it worth repeating
+    retries: int = 3
 
     def others_share(self, seconds: float) -> float:
         machine, own, started = machine_cpu_seconds(), own_cpu_seconds(), time.monotonic()
@@ -658,20 +662,32 @@ class Guard:
     def until_quiet(self) -> None:
         if not self.wait:
             return
-        deadline = time.monotonic() + self.max_wait
-        while (share := self.others_share(3.0)) > self.threshold and time.monotonic() < deadline:
-            log(f"other processes use {share:.0%} of the CPUs (load {load_average()}): waiting")
+        started = time.monotonic()
+        said = -60.0
+        while (share := self.others_share(3.0)) > self.threshold and time.monotonic() < started + self.max_wait:
+            if time.monotonic() - said >= 60:
+                log(f"other processes use {share:.0%} of the CPUs (load {load_average()}): waiting")
+                said = time.monotonic()
+        if time.monotonic() - started > 5:
+            log(f"waited {time.monotonic() - started:.0f} s for quiet CPUs (others now {share:.0%})")
 
     def run(self, measure: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        self.until_quiet()
-        machine, own, started = machine_cpu_seconds(), own_cpu_seconds(), time.monotonic()
-        result = measure(*args, **kwargs)
-        elapsed = time.monotonic() - started
-        others = max(0.0, machine_cpu_seconds() - machine - (own_cpu_seconds() - own)) / (elapsed * cores())
-        row = result[0] if isinstance(result, tuple) else result
-        row.others_cpu = others
-        if others > 0.05:
-            log(f"  other processes used {others:.0%} of the CPUs during that run")
+        """``measure(*args)``; again (up to ``retries`` times) when others took over ``disturbed`` of the CPUs."""
+        for attempt in range(1 + (self.retries if self.wait else 0)):
+            self.until_quiet()
+            load, tree = os.getloadavg()[0], tree_fingerprint()
+            machine, own, started = machine_cpu_seconds(), own_cpu_seconds(), time.monotonic()
+            result = measure(*args, **kwargs)
+            elapsed = time.monotonic() - started
+            others = max(0.0, machine_cpu_seconds() - machine - (own_cpu_seconds() - own)) / (elapsed * cores())
+            row = result[0] if isinstance(result, tuple) else result
+            row.others_cpu, row.load, row.tree = others, load, tree
+            if others > 0.05:
+                log(f"  other processes used {others:.0%} of the CPUs during that run")
+            if others <= self.disturbed:
+                break
+            if attempt < self.retries and self.wait:
+                log("  disturbed: measuring it again")
         return result
 
 
@@ -696,14 +712,24 @@ def measure_all(plan: Plan, guard: Guard) -> list[Measurement]:
                 rows.append(guard.run(run_floor_row, latency, recording, DEFAULT_CONCURRENCY, strict))
         for _ in range(plan.side_repeats if latency in plan.serial_latencies else 0):
             rows.append(guard.run(run_suite_row, "suite", latency, server, serial, "1", True)[0])
+        if latency == 0:  # right after the 0 ms serial and default runs: writes compared on one suite version
+            rows += side_rows(plan, guard, gate)
         for workers in plan.st_workers:
             for _ in range(plan.side_repeats):
                 rows.append(guard.run(run_schemathesis_row, latency, workers, plan.seed))
+    if 0 not in plan.latencies:
+        rows += side_rows(plan, guard, gate)
+    return rows
+
+
+def side_rows(plan: Plan, guard: Guard, gate: list[str]) -> list[Measurement]:
+    """-n 2 (writes) and the throttling server, both at 0 ms."""
+    rows = []
     xdist = [*gate, "-n", "2"]
     for _ in range(plan.side_repeats):
         rows.append(guard.run(run_suite_row, "suite -n 2 (xdist)", 0, with_latency(0), xdist, XDIST)[0])
+    throttling = VARIANTS["throttling"]
     for _ in range(plan.side_repeats):
-        throttling = VARIANTS["throttling"]
         rows.append(guard.run(run_suite_row, "suite vs throttling server", 0, throttling, gate, DEFAULT)[0])
     return rows
 
@@ -776,6 +802,10 @@ def table(rows: Sequence[Row]) -> list[str]:
     best = {id(best_schemathesis(rows, r.latency_ms)) for r in rows}
     for row in rows:
         notes = "; ".join(dict.fromkeys(r.notes for r in row.runs if r.notes))
+        if row.scenario in (FLOOR, STRICT_FLOOR):
+            notes += f"; longest dependency chain {row.counts('chain')}"
+        if len({m.tree for r in rows for m in r.runs}) > 1:
+            notes += ("; " if notes else "") + f"suite version {row.counts('tree')}"
         others = max(r.others_cpu for r in row.runs)
         if others > 0.05:
             notes += ("; " if notes else "") + f"other processes took up to {others:.0%} of the CPUs"
@@ -809,7 +839,7 @@ def profile_table(rows: Sequence[Row]) -> list[str]:
         if p is None:
             continue
         chain = " / ".join(
-            f"{n} ({n * row.latency_ms / 1000:.1f} s of latency)" if row.latency_ms else str(n) for n in p.chain
+            f"{n} ({n * row.latency_ms / 1000:.2f} s of latency)" if row.latency_ms else str(n) for n in p.chain
         )
         cells = [
             f"{row.scenario} @ {row.latency_ms:g} ms, {row.setting}",
@@ -890,7 +920,11 @@ def goals(rows: Sequence[Row]) -> list[str]:
     if default and xdist:
         detail = f"writes {xdist.counts('writes')} with -n 2 vs {default.counts('writes')} without"
         detail += f" and {serial.counts('writes')} serial" if serial else ""
-        grows = max(r.writes for r in xdist.runs) > max(r.writes for r in default.runs)
+        versions = {r.tree for r in xdist.runs}
+        same = [r.writes for r in default.runs if r.tree in versions]  # the same suite version only
+        if not same:
+            detail += " (measured on different suite versions)"
+        grows = max(r.writes for r in xdist.runs) > max(same or [r.writes for r in default.runs])
         lines.append(goal("writes per run do not grow with -n 2", not grows, detail))
     throttled = find(rows, "suite vs throttling server", 0)
     if throttled:
@@ -922,33 +956,34 @@ def load_average() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
 
-def machine(load_before: str, measurements: Sequence[Measurement], tree: str) -> list[str]:
+def machine(load_before: str, measurements: Sequence[Measurement], waited: bool) -> list[str]:
     packages = ("schemathesis", "hypothesis", "pytest", "pytest-xdist", "requests", "uvicorn", "starlette")
     versions = ", ".join(f"{p} {version(p)}" for p in packages)
     changed = [line for line in _git("status", "--porcelain", "src", "tests").splitlines() if line.strip()]
-    tree = (f" plus uncommitted changes to {len(changed)} files in src/ and tests/" if changed else "") + (
-        f" (fingerprint {tree}"
-        + (
-            ")"
-            if tree == tree_fingerprint()
-            else f", {tree_fingerprint()} at the end: **the suite changed during the benchmark**)"
-        )
-    )
-    shares = [m.others_cpu for m in measurements]
-    others = (
-        f"; other processes' share of the CPUs during a run: median {statistics.median(shares):.0%}, "
-        f"at most {max(shares):.0%}"
-        if shares
-        else ""
-    )
-    return [
+    tree = f" plus uncommitted changes to {len(changed)} files in src/ and tests/" if changed else ""
+    trees = list(dict.fromkeys(m.tree for m in measurements if m.tree))
+    if len(trees) > 1:
+        tree += f"; **the suite changed during the benchmark**: versions {', '.join(trees)} (rows say which)"
+    elif trees:
+        tree += f" (fingerprint {trees[0]}, the same for every run)"
+    lines = [
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; suite measured: the working tree, commit "
         f"{_git('rev-parse', '--short', 'HEAD')}{tree}",
         f"- machine: {platform.platform()}, {cores()} usable cores ({os.cpu_count()} in total), "
         f"{platform.processor() or platform.machine()}",
-        f"- load average (1, 5, 15 min): {load_before} at the start, {load_average()} at the end{others}",
-        f"- Python {platform.python_version()} ({platform.python_implementation()}); {versions}",
+        f"- load average (1, 5, 15 min): {load_before} when the benchmark started, {load_average()} at its end",
     ]
+    if measurements:
+        loads, shares = [m.load for m in measurements], [m.others_cpu for m in measurements]
+        lines.append(
+            ("- each run started once other processes used < 10% of the CPUs; " if waited else "- ")
+            + "1-minute load average at the start "
+            f"of a run (this benchmark's own previous run included): median {statistics.median(loads):.2f}, "
+            f"at most {max(loads):.2f}; other processes' share of the CPUs during a run: median "
+            f"{statistics.median(shares):.0%}, at most {max(shares):.0%}"
+        )
+    lines.append(f"- Python {platform.python_version()} ({platform.python_implementation()}); {versions}")
+    return lines
 
 
 def tree_fingerprint() -> str:
@@ -963,11 +998,11 @@ def _git(*args: str) -> str:
     return done.stdout.strip()
 
 
-def render(argv: Sequence[str], plan: Plan, measurements: Sequence[Measurement], load: str, tree: str) -> str:
+def render(argv: Sequence[str], plan: Plan, measurements: Sequence[Measurement], load: str) -> str:
     rows = group(measurements)
     command = " ".join(["python benchmarks/bench.py", *argv])
     lines = ["# Benchmark: time to a verdict at real network distance", "", f"`{command}`", ""]
-    lines += [*machine(load, measurements, tree), "", "## Results", "", *table(rows)]
+    lines += [*machine(load, measurements, not plan.smoke), "", "## Results", "", *table(rows)]
     if not plan.smoke:
         lines += ["", "## Targets", "", *goals(rows)]
     profiled = [r for r in rows if r.median_run().profile is not None or r.median_run().slowest]
@@ -1070,7 +1105,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         help="start each run at once (default: wait until other processes use < 10%% of the CPUs; --smoke never waits)",
     )
     parser.add_argument(
-        "--max-wait", type=float, default=900.0, metavar="S", help="longest wait for quiet before a run (default 900)"
+        "--max-wait", type=float, default=3600.0, metavar="S", help="longest wait for quiet before a run (default 3600)"
     )
     parser.add_argument("--replay-worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -1111,10 +1146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return replay_worker(args.replay_worker)
     if args.wait_for_load is not None:
         wait_for_load(args.wait_for_load)
-    started, load, tree = time.monotonic(), load_average(), tree_fingerprint()
+    started, load = time.monotonic(), load_average()
     plan = make_plan(args)
     measurements = measure_all(plan, Guard(wait=not (args.smoke or args.no_wait), max_wait=args.max_wait))
-    report = render(argv, plan, measurements, load, tree)
+    report = render(argv, plan, measurements, load)
     report += f"\nbenchmark wall time: {time.monotonic() - started:.0f} s\n"
     if args.out:
         args.out.write_text(report, encoding="utf-8")
