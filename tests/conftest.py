@@ -8,7 +8,6 @@ Every name carries the run's seed and run id.  Read-only runs judge the store as
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,38 +151,12 @@ def grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     return Grid(answers, pages, known, store.largest_page(list(pages.values())))
 
 
-@pytest.fixture(scope="session")
-def own_pets(seeded: Seeded) -> list[dict[str, Any]]:
-    """The suite's own animals: a precondition of the identity and list clauses."""
-    return seeded.own
-
-
 def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> list[dict[str, Any]]:
     if seeded.own:
         return seeded.own
     if read_only:
         raise undecided(clauses, EMPTY_STORE, "read-only run: the suite has no animals of its own to judge this by")
     raise undecided(clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by="create.created")
-
-
-@pytest.fixture(scope="session")
-def create_pet(run: Run, api: Api) -> Callable[..., tuple[dict[str, Any], Answer]]:
-    """POST a NewPet; a server that will not create it leaves the caller's clauses undecided."""
-
-    def create(clauses: str | tuple[str, ...], **fields: Any) -> tuple[dict[str, Any], Answer]:
-        body = run.new_pet("made", fields.pop("status", "available"), **fields)
-        answer = api.post("/pets", json_body=body)
-        pet = _created(answer)
-        if pet is None:
-            raise undecided(
-                clauses,
-                PRECONDITION,
-                f"POST /pets answered {answer.status} to a valid NewPet",
-                blocked_by="create.created",
-            )
-        return pet, answer
-
-    return create
 
 
 @pytest.fixture(scope="session")

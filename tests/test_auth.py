@@ -133,8 +133,7 @@ def _rows(read_only: bool) -> list[tuple[str, Operation, Credential, dict[str, A
 def refused(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, Answer]:
     rows = {row[0]: row for row in _rows(read_only)}
     own = _own_id(seeded)
-    table = {key: row for key, row in rows.items()}
-    return run.once_answers("refused", lambda: _send_rows(api, run, own, table))
+    return run.once_answers("refused", lambda: _send_rows(api, run, own, rows))
 
 
 def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, Answer]:

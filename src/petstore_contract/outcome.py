@@ -57,12 +57,12 @@ def record_of(
         record.judged = {}
     elif (violation := _find(error, Violation)) is not None:
         for finding in violation.findings:
-            _violated(record, finding, nodeid)
+            _violated(record, finding)
     elif (mismatch := _find(error, Mismatch)) is not None:
-        _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"), nodeid)
+        _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
     elif isinstance(error, AssertionError) and clauses:
         first = (str(error).strip().splitlines() or ["an assertion failed"])[0]
-        _violated(record, Finding(clauses[0], "the check to hold", first[:500]), nodeid)
+        _violated(record, Finding(clauses[0], "the check to hold", first[:500]))
     else:
         first_line = (str(error).strip().splitlines() or [""])[0][:300]
         record.detail = f"the suite failed: {type(error).__name__}: {first_line}"
@@ -92,7 +92,7 @@ def _note(record: TestRecord, note: Note) -> None:
             record.judged[cid] = UNDECIDED
 
 
-def _violated(record: TestRecord, finding: Finding, nodeid: str) -> None:
+def _violated(record: TestRecord, finding: Finding) -> None:
     if finding not in record.findings:  # the judge's own findings come back in its Violation
         record.findings.append(finding)
     record.judged[finding.clause] = VIOLATED

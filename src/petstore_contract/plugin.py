@@ -154,7 +154,8 @@ def pytest_configure(config: pytest.Config) -> None:
     install(run)
     config.stash[RUN_KEY] = run
     if not hasattr(config, "workerinput"):
-        config.stash[STATE_KEY] = Controller(config, run, embedded)
+        config.stash[STATE_KEY] = controller = Controller(config, run, embedded)
+        config.pluginmanager.register(controller, "petstore-controller")
     config.option.base_url = settings.base_url
     # Failures carry their own text (FailureRepr); native tracebacks for the rest spare pytest's
     # source parsing, which CPython 3.11 does not survive while another thread compiles.
@@ -425,21 +426,6 @@ def _failure_text(record: TestRecord) -> str:
     return "\n".join(lines)
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    data = getattr(report, RECORD_ATTR, None)
-    if data is None:
-        return
-    for state in _controllers():
-        state.add(TestRecord.from_dict(data))
-
-
-_CONTROLLERS: list[Controller] = []
-
-
-def _controllers() -> list[Controller]:
-    return _CONTROLLERS
-
-
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     run = session.config.stash.get(RUN_KEY, None)
     if run is None:
@@ -464,9 +450,13 @@ class Controller:
         self.result: RunResult | None = None
         self.paths: dict[str, Path] = {}
         self.preflight = ""
-        _CONTROLLERS.append(self)
 
-    def add(self, record: TestRecord) -> None:
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Every test's record (the controller sees the reports of every xdist worker too)."""
+        data = getattr(report, RECORD_ATTR, None)
+        if data is None:
+            return
+        record = TestRecord.from_dict(data)
         previous = self.records.get(record.nodeid)
         if previous is None or previous.outcome in ("conforms", "not_selected"):
             self.records[record.nodeid] = record

@@ -165,10 +165,6 @@ class Violation(AssertionError):
         super().__init__("\n".join(f.summary() for f in findings))
 
 
-def violation(clause: str, expected: str, observed: str, exchange: Exchange | None = None) -> Violation:
-    return Violation(Finding(clause, expected, observed, exchange))
-
-
 class Undecided(pytest.skip.Exception):  # type: ignore[name-defined,misc]
     """A check that cannot decide: reported as a skip, its clauses undecided with the reason."""
 

@@ -73,8 +73,6 @@ def decide(
 ) -> RunResult:
     """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted."""
     violated = [r for r in rows if r.outcome == rec.VIOLATED and r.level == "MUST"]
-    if any("key was rejected" in p for p in problems):
-        violated = []
     unsure = [r for r in rows if blocking(r)]
     if violated:
         verdict = rec.NOT_CONFORMANT
