@@ -15,8 +15,9 @@ import pytest
 
 from petstore_contract import expect, store
 from petstore_contract.api import Api, Request, send_table
+from petstore_contract.plugin import whole_suite_selected
 from petstore_contract.record import EMPTY_STORE, PRECONDITION, Mismatch, undecided
-from petstore_contract.run import Run
+from petstore_contract.run import Run, active_run
 from petstore_contract.transport import Answer
 
 OWN_PER_STATUS = 2
@@ -110,12 +111,6 @@ def _created(answer: Answer) -> dict[str, Any] | None:
     return body if isinstance(body, dict) and isinstance(body.get("id"), int) else None
 
 
-@pytest.fixture(scope="session")
-def seeded(run: Run, api: Api) -> Seeded:
-    data = run.once("seeded", lambda: seed(run, api).to_dict())
-    return Seeded(**data)
-
-
 @dataclass
 class Grid:
     answers: dict[tuple[str | None, int | None], Answer]
@@ -124,8 +119,7 @@ class Grid:
     cap_seen: int
 
 
-@pytest.fixture(scope="session")
-def grid(run: Run, api: Api, seeded: Seeded) -> Grid:
+def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     def ask() -> dict[str, Answer]:
         # Unfiltered pages first, then the status pages: an animal an unfiltered page shows exists
         # before any status page is asked for.
@@ -159,10 +153,9 @@ def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) ->
     raise undecided(clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by="create.created")
 
 
-@pytest.fixture(scope="session")
-def reads(run: Run, api: Api, seeded: Seeded, read_only: bool) -> list[tuple[dict[str, Any], Answer]]:
+def _reads(run: Run, api: Api, seeded: Seeded) -> list[tuple[dict[str, Any], Answer]]:
     """Each of the suite's own animals read back, side by side (or, read-only, a few listed ones)."""
-    pets = seeded.own if seeded.own else ([] if not read_only else seeded.before[:6])
+    pets = seeded.own if seeded.own else ([] if not run.read_only else seeded.before[:6])
     table = {str(pet["id"]): Request("GET", f"/pets/{pet['id']}") for pet in pets}
     answers = run.once_answers("reads", lambda: send_table(api, table))
     return [(pet, answers[str(pet["id"])]) for pet in pets]
@@ -172,11 +165,57 @@ def _grid_key(query: tuple[str | None, int | None]) -> str:
     return f"{query[0]}|{query[1]}"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def set_up(request: pytest.FixtureRequest) -> None:
-    """Set-up, in order, before any test: own data, the list grid, the own animals read back.
+@dataclass
+class Prepared:
+    """Set-up's outcome: the suite's own data, the list grid and the own animals read back."""
 
-    The grid and the reads then see the store as set-up left it, whatever the tests write later.
+    seeded: Seeded
+    grid: Grid
+    reads: list[tuple[dict[str, Any], Answer]]
+
+
+def prepare(run: Run) -> Prepared:
+    """Set-up, in order: own data, the list grid, the own animals read back.
+
+    The grid and the reads see the store as set-up left it, whatever the tests write later; only
+    then may the stateful sequences start writing beside the other tests.
     """
-    request.getfixturevalue("grid")
-    request.getfixturevalue("reads")
+    seeded = Seeded(**run.once("seeded", lambda: seed(run, run.api).to_dict()))
+    prepared = Prepared(seeded, _grid(run, run.api, seeded), _reads(run, run.api, seeded))
+    run.release_sidecars()
+    return prepared
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """In a run of the whole suite, set-up starts when collection reaches its first module, so
+    that its round trips overlap the collection of the generated tests (``prepared`` waits for
+    it).  A run that selects tests (-k, -m, --deselect) or only collects keeps set-up for its
+    first test: it may select none."""
+    run = active_run()
+    if run is not None and isinstance(collector, pytest.Module) and whole_suite_selected(collector.config):
+        run.start("prepare", lambda: prepare(run))
+
+
+@pytest.fixture(scope="session")
+def prepared(run: Run) -> Prepared:
+    return run.result_of("prepare", lambda: prepare(run))
+
+
+@pytest.fixture(scope="session")
+def seeded(prepared: Prepared) -> Seeded:
+    return prepared.seeded
+
+
+@pytest.fixture(scope="session")
+def grid(prepared: Prepared) -> Grid:
+    return prepared.grid
+
+
+@pytest.fixture(scope="session")
+def reads(prepared: Prepared) -> list[tuple[dict[str, Any], Answer]]:
+    return prepared.reads
+
+
+@pytest.fixture(scope="session", autouse=True)
+def set_up(prepared: Prepared) -> None:
+    """Set-up before any test (see ``prepare``)."""

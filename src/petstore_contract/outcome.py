@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from petstore_contract.expect import Judge
@@ -30,6 +28,7 @@ from petstore_contract.record import (
     TestRecord,
     Undecided,
     Violation,
+    find_error,
 )
 from petstore_contract.transport import TargetProblem
 
@@ -46,19 +45,19 @@ def record_of(
     error = call.excinfo.value if call.excinfo is not None else None
     if error is None:
         _passed(record, clauses, judge)
-    elif (undecided := _find(error, Undecided)) is not None:
+    elif (undecided := find_error(error, Undecided)) is not None:
         _note(record, undecided.note)
-    elif (problem := _find(error, TargetProblem)) is not None:
+    elif (problem := find_error(error, TargetProblem)) is not None:
         kind = BUDGET if getattr(problem, "kind", TARGET) == BUDGET else TARGET
         _note(record, Note(_all(record, clauses), kind, f"the target could not be asked: {problem}"))
     elif report.skipped:
         record.outcome = NOT_SELECTED
         record.detail = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else "skipped"
         record.judged = {}
-    elif (violation := _find(error, Violation)) is not None:
+    elif (violation := find_error(error, Violation)) is not None:
         for finding in violation.findings:
             _violated(record, finding)
-    elif (mismatch := _find(error, Mismatch)) is not None:
+    elif (mismatch := find_error(error, Mismatch)) is not None:
         _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
     elif isinstance(error, AssertionError) and clauses:
         first = (str(error).strip().splitlines() or ["an assertion failed"])[0]
@@ -110,18 +109,3 @@ def _overall(record: TestRecord) -> str:
         if outcome in outcomes:
             return outcome
     return NOT_SELECTED if record.outcome == NOT_SELECTED else CONFORMS
-
-
-def _find(error: BaseException, kind: type[Any]) -> Any:
-    """The first exception of ``kind`` in the error, its groups (Hypothesis, Schemathesis) and its chain."""
-    seen: list[BaseException] = []
-    todo: list[BaseException | None] = [error]
-    while todo and len(seen) < 100:
-        current = todo.pop(0)
-        if current is None or any(current is s for s in seen):
-            continue
-        seen.append(current)
-        if isinstance(current, kind):
-            return current
-        todo += [*getattr(current, "exceptions", ()), current.__cause__, current.__context__]
-    return None

@@ -138,7 +138,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "clause(*ids): the clauses of clauses.toml that this test judges",
         "writes: the test sends POST requests (not selected in read-only runs)",
         "generated: a Schemathesis (property-based or stateful) test",
-        "deferred: a generated test whose cases are drawn first and sent side by side afterwards",
+        "deferred: a generated test whose cases are sent side by side while they are drawn",
+        "sidecar(job): the test reports a job that a concurrent run runs in a child process from set-up on",
         "must: judges a MUST clause",
         "should: judges a SHOULD clause",
         "rfc: judges a clause that comes from an HTTP RFC",
@@ -261,7 +262,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             state.embedded.stop()
     run = config.stash.get(RUN_KEY, None)
     if run is not None:
-        run.transport.close()
+        run.close()
         install(None)
 
 
@@ -293,12 +294,34 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.user_properties.append(("clause", cid))
         if run.read_only and item.get_closest_marker("writes"):
             item.add_marker(pytest.mark.skip(reason="not selected: read-only run (this test has to POST)"))
-    if not (config.option.keyword or config.option.markexpr or config.option.deselect):
+    if whole_suite_selected(config):
         missing = sorted(set(clauses) - covered - {"generated.other"})
         if len(items) > len(clauses) and missing:
             problems += [f"clause {cid!r} has no test" for cid in missing]
     if problems:
         raise pytest.UsageError("contract suite and clause registry disagree: " + "; ".join(problems))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Stop the child processes that no selected test reports (``-k``, ``-m``, a path, read-only)."""
+    run = session.config.stash.get(RUN_KEY, None)
+    if run is None:
+        return
+    needed = {
+        job
+        for item in session.items
+        if not any(mark.name == "skip" for mark in item.iter_markers())
+        for mark in item.iter_markers("sidecar")
+        for job in mark.args
+    }
+    for job in [job for job in run.sidecars if job not in needed]:
+        run.sidecars.pop(job).stop()
+
+
+def whole_suite_selected(config: pytest.Config) -> bool:
+    """No -k, -m or --deselect, and not --collect-only: every collected test will run."""
+    option = config.option
+    return not (option.keyword or option.markexpr or option.deselect or option.collectonly)
 
 
 def clause_ids(item: pytest.Item) -> list[str]:
@@ -358,7 +381,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     deferring = run if run is not None and item.get_closest_marker("deferred") is not None else None
     if deferring is not None:
         deferring.defer()
-    result = yield
+    try:
+        result = yield
+    except BaseException:
+        if deferring is not None:
+            deferring.drop_deferred()
+        raise
     if deferring is not None:
         deferring.judge_deferred()
     judge = item.stash.get(JUDGE_KEY, None)
@@ -474,6 +502,22 @@ class Controller:
             lines.append(f"petstore PROBLEM: {self.preflight}")
         return lines
 
+    def start_sidecars(self) -> None:
+        """The stateful chain in a child process, started now so that it is ready when set-up is done.
+
+        Not at ``--concurrency 1`` (today's order), not under xdist (the workers are the
+        parallelism), not in read-only runs (the chain writes) and not for ``--collect-only``.
+        """
+        option = self.config.option
+        run = self.run
+        distributed = getattr(option, "dist", "no") != "no" and getattr(option, "numprocesses", None)
+        if run.settings.concurrency <= 1 or distributed or run.read_only or option.collectonly:
+            return
+        from petstore_contract.sidecar import Sidecar
+
+        settings = run.settings.to_dict()
+        run.sidecars["stateful"] = Sidecar("stateful", settings, run.settings.shared_dir, run.redact)
+
     def check_target(self) -> str:
         """One request before the run, so an unusable target or key is named once, in one line."""
         try:
@@ -560,6 +604,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if state is None:
         return
     state.preflight = state.check_target()
+    if not state.preflight:
+        state.start_sidecars()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     quiet = session.config.option.verbose < 0  # pytest shows no header then: the problem still shows
     if state.preflight and quiet and reporter is not None:

@@ -267,3 +267,18 @@ class RunResult:
             "warnings": list(self.warnings),
             "clauses": [c.to_dict() for c in self.clauses],
         }
+
+
+def find_error(error: BaseException, kind: type[Any]) -> Any:
+    """The first exception of ``kind`` in the error, its groups (Hypothesis, Schemathesis) and its chain."""
+    seen: list[BaseException] = []
+    todo: list[BaseException | None] = [error]
+    while todo and len(seen) < 100:
+        current = todo.pop(0)
+        if current is None or any(current is s for s in seen):
+            continue
+        seen.append(current)
+        if isinstance(current, kind):
+            return current
+        todo += [*getattr(current, "exceptions", ()), current.__cause__, current.__context__]
+    return None

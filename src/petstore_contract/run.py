@@ -12,11 +12,12 @@ import json
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from itertools import count
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from schemathesis import GenerationMode
 from schemathesis.errors import FailureGroup
@@ -27,11 +28,12 @@ from petstore_contract.record import Exchange, Finding, Violation
 from petstore_contract.redaction import Redactor
 from petstore_contract.spec import spec_checksum
 from petstore_contract.target import Target
-from petstore_contract.transport import Answer, RunGuard, TargetProblem, Transport, TransportOptions
+from petstore_contract.transport import Answer, Batch, RunGuard, TargetProblem, Transport, TransportOptions
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_CONCURRENCY = 16
 ONCE_WAIT = 0.05
+T = TypeVar("T")
 FAILED, FAILED_KIND = "__failed__", "__failed_kind__"  # set-up that failed, as its result file says
 
 
@@ -75,7 +77,10 @@ class Run:
         self.transport = Transport(options, self.guard, self.redact)
         self.api = Api(self.transport, api_key)
         self._names = count()
-        self.deferred: list[Any] | None = None
+        self.deferred: Batch[Any, list[Finding]] | None = None
+        self.sidecars: dict[str, Any] = {}  # job -> its child process (sidecar.Sidecar), if started
+        self._background: dict[str, Future[Any]] = {}
+        self._starter: ThreadPoolExecutor | None = None
 
     # -- what the run is -------------------------------------------------------------------------
 
@@ -164,6 +169,48 @@ class Run:
             raise RuntimeError(f"set-up failed in another worker: {loaded[FAILED]}")
         return loaded
 
+    # -- work started ahead of the test that needs it -------------------------------------------------
+
+    def start(self, key: str, produce: Callable[[], Any]) -> None:
+        """``produce()`` in a background thread from now on (once per key); ``result_of`` waits for it.
+
+        One thread: what is started ahead runs in the order it was started.  It must not draw
+        with Hypothesis (CPython 3.11 cannot run Hypothesis in two threads at once).
+        """
+        if key in self._background:
+            return
+        if self._starter is None:
+            self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="petstore-ahead")
+        self._background[key] = self._starter.submit(produce)
+
+    def result_of(self, key: str, produce: Callable[[], T]) -> T:
+        """What was started for ``key`` (its exception, if it raised), or ``produce()`` now if nothing was."""
+        future = self._background.get(key)
+        result: T = produce() if future is None else future.result()
+        return result
+
+    def close(self) -> None:
+        if self._starter is not None:
+            self._starter.shutdown(wait=True, cancel_futures=True)
+        for sidecar in self.sidecars.values():
+            sidecar.stop()
+        self.transport.close()
+
+    # -- jobs in child processes (sidecar.py) -------------------------------------------------------
+
+    def release_sidecars(self) -> None:
+        """Set-up is done: the jobs waiting in child processes may write to the target now."""
+        for sidecar in self.sidecars.values():
+            sidecar.go()
+
+    def run_job(self, job: str, inline: Callable[[], None]) -> None:
+        """Raise what the job raised in its child process, or run it here when none was started."""
+        sidecar = self.sidecars.get(job)
+        if sidecar is None:
+            inline()
+        else:
+            sidecar.raise_outcome()
+
     # -- generated tests ---------------------------------------------------------------------------
 
     def schema(self, mode: GenerationMode) -> Any:
@@ -178,29 +225,37 @@ class Run:
         }
 
     def call_and_judge(self, case: Any) -> None:
-        """Send and judge a generated case; while ``deferring``, only note it (see ``judge_deferred``)."""
+        """Send and judge a generated case; while ``deferring``, send it on the pool (see ``judge_deferred``)."""
         if self.deferred is not None:
-            self.deferred.append(case)
+            self.deferred.submit(case)
             return
         response = case.call(**self.call_kwargs())
         self.judge_response(case, response)
 
     def defer(self) -> None:
-        """Hypothesis draws a test's cases without waiting on the network; they go out afterwards."""
-        self.deferred = []
+        """Hypothesis draws a test's cases without waiting on the network; each goes out as it is drawn."""
+        self.deferred = self.transport.batch(self._judged)
 
     def judge_deferred(self) -> None:
-        """Send the drawn cases side by side on the run's pool; raise every finding, each on its clause.
+        """Wait for the test's cases, sent side by side on the run's pool; raise every finding, each on its clause.
 
         Cases of one operation and mode do not depend on each other, so only their order changes;
         the seed still fixes which requests are sent.  Without a failure to shrink, nothing is lost
         but Hypothesis' shrinking, which the stateful tests forgo as well.
         """
-        cases, self.deferred = self.deferred or [], None
-        findings = [f for found in self.transport.map(self._judged, cases) for f in found]
+        if self.deferred is None:
+            return
+        batch, self.deferred = self.deferred, None
+        findings = [f for found in batch.results() for f in found]
         if findings:
             distinct = {f.fold_key(): f for f in findings}
             raise Violation(*distinct.values())
+
+    def drop_deferred(self) -> None:
+        """The test failed before its cases were judged: wait for those in flight, judge none."""
+        batch, self.deferred = self.deferred, None
+        if batch is not None:
+            batch.close()
 
     def _judged(self, case: Any) -> list[Finding]:
         try:
@@ -236,6 +291,11 @@ def _schema(mode: GenerationMode, seed: int, max_examples: int, read_only: bool)
 
 
 _current: Run | None = None
+
+
+def active_run() -> Run | None:
+    """The run of this process, or None outside a contract run."""
+    return _current
 
 
 def current_run() -> Run:

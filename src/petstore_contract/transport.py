@@ -38,11 +38,11 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from http.client import RemoteDisconnected
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlencode, urljoin, urlsplit
 
 import requests
@@ -58,6 +58,7 @@ __all__ = [
     "BREAKER_FILE",
     "COUNTERS_GLOB",
     "Answer",
+    "Batch",
     "GuardedAdapter",
     "RunGuard",
     "TargetProblem",
@@ -848,21 +849,15 @@ class Transport:
         the items one after another in the calling thread.
         """
         work = list(items)
-        outcomes: list[tuple[bool, Any]] = []
-        workers = min(max(self.options.concurrency, 1), len(work))
-        if workers <= 1:
+        with self.batch(fn, len(work)) as batch:
             for item in work:
-                outcomes.append(_attempt(fn, item))
-        else:
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="petstore-transport") as pool:
-                outcomes = list(pool.map(lambda item: _attempt(fn, item), work))
-        errors = [value for ok, value in outcomes if not ok]
-        if errors:
-            first = errors[0]
-            if len(errors) > 1:
-                first.add_note(f"{len(errors) - 1} more of {len(work)} items failed too")
-            raise first
-        return [value for _, value in outcomes]
+                batch.submit(item)
+        return batch.results()
+
+    def batch(self, fn: Callable[[T], R], size: int | None = None) -> Batch[T, R]:
+        """A ``map`` whose items are sent as they come (e.g. while Hypothesis draws the next one)."""
+        limit = max(self.options.concurrency, 1)
+        return Batch(fn, min(limit, size) if size is not None else limit)
 
     def close(self) -> None:
         """Stops throttling waits and closes every pooled connection."""
@@ -874,3 +869,46 @@ def _attempt(fn: Callable[[T], R], item: T) -> tuple[bool, Any]:
         return True, fn(item)
     except Exception as exc:
         return False, exc
+
+
+class Batch(Generic[T, R]):
+    """Independent items run by ``fn`` on at most ``workers`` threads from the moment they are submitted.
+
+    ``results()`` waits for all of them and answers as ``Transport.map`` does: results in
+    submission order, or the first exception (in submission order) with a note counting the
+    others.  One worker runs each item at once in the submitting thread.
+    """
+
+    def __init__(self, fn: Callable[[T], R], workers: int) -> None:
+        self.fn = fn
+        self.outcomes: list[Future[tuple[bool, Any]] | tuple[bool, Any]] = []
+        self.pool = (
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="petstore-transport") if workers > 1 else None
+        )
+
+    def submit(self, item: T) -> None:
+        if self.pool is None:
+            self.outcomes.append(_attempt(self.fn, item))
+        else:
+            self.outcomes.append(self.pool.submit(_attempt, self.fn, item))
+
+    def results(self) -> list[R]:
+        outcomes = [o.result() if isinstance(o, Future) else o for o in self.outcomes]
+        self.close()
+        errors = [value for ok, value in outcomes if not ok]
+        if errors:
+            first = errors[0]
+            if len(errors) > 1:
+                first.add_note(f"{len(errors) - 1} more of {len(outcomes)} items failed too")
+            raise first
+        return [value for _, value in outcomes]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+    def __enter__(self) -> Batch[T, R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
