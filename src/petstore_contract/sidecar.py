@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from petstore_contract.record import Exchange, Finding, Mismatch, Note, Undecided, Violation, find_error
 from petstore_contract.transport import TargetProblem
@@ -154,9 +154,12 @@ class Sidecar:
 # -- the child's side --------------------------------------------------------------------------------
 
 
-def _exit_with_parent(stdin: IO[bytes]) -> None:
-    stdin.read()  # returns at end of file: the parent closed the pipe or died
-    os._exit(3)
+def _exit_with_parent(fd: int) -> None:
+    # os.read on the descriptor, not sys.stdin: a thread blocked in a buffered reader aborts the
+    # interpreter at exit ("could not acquire lock for <stdin>").
+    while os.read(fd, 1024):
+        pass
+    os._exit(3)  # end of file: the parent closed the pipe or died
 
 
 def _released(go: Path) -> None:
@@ -171,8 +174,12 @@ def main(argv: list[str]) -> int:
         print(f"usage: {SETTINGS_ENV}=... python -m petstore_contract.sidecar {{{','.join(JOBS)}}}", file=sys.stderr)
         return 2
     job = argv[0]
-    threading.Thread(target=_exit_with_parent, args=(sys.stdin.buffer,), daemon=True).start()
-    settings = RunSettings(**json.loads(os.environ[SETTINGS_ENV]))
+    threading.Thread(target=_exit_with_parent, args=(sys.stdin.fileno(),), daemon=True).start()
+    try:
+        settings = RunSettings(**json.loads(os.environ[SETTINGS_ENV]))
+    except (ValueError, TypeError) as exc:
+        print(f"unusable {SETTINGS_ENV}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     run = Run(settings, os.environ.get(settings.key_env, ""))
     install(run)
     work = JOBS[job]()

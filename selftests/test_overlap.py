@@ -1,0 +1,201 @@
+"""Work that overlaps the rest of a run: batches sent while Hypothesis draws, the stateful chain in
+a child process (``sidecar``), and set-up started while the suite is still being collected.
+
+Each keeps the verdict of the serial run (``test_parallel`` compares whole runs); these tests pin
+the mechanisms: what overlaps, what a child process reports, and what never starts early.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from petstore_contract.record import Exchange, Finding, Mismatch, Note, Undecided, Violation
+from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.selfcheck import run_suite
+from petstore_contract.sidecar import SETTINGS_ENV, Sidecar, decode, encode
+from petstore_contract.transport import Batch, TargetProblem
+
+KEY = "overlap-selftest-key-81c3f2"
+QUICK = ("--contract-profile", "quick")
+EXCHANGE = Exchange("POST", "http://127.0.0.1:1/v1/pets", status=201, response_body='{"id": 1}')
+FINDING = Finding("stateful.round-trip", "name 'é'", "name '?'", EXCHANGE, source="generated")
+
+
+# -- Batch: items go out as they are submitted ---------------------------------------------------------
+
+
+def test_batch_starts_each_item_when_submitted() -> None:
+    started = threading.Event()
+    release = threading.Event()
+
+    def work(item: int) -> int:
+        if item == 0:
+            started.set()
+            release.wait(5)
+        return item * 10
+
+    batch = Batch(work, workers=4)
+    batch.submit(0)
+    assert started.wait(5), "the first item did not start before results() was asked for"
+    for item in (1, 2, 3):
+        batch.submit(item)
+    release.set()
+    assert batch.results() == [0, 10, 20, 30]  # submission order, whatever order they finished in
+
+
+def test_batch_raises_the_first_error_after_every_item_ran() -> None:
+    ran: list[int] = []
+
+    def work(item: int) -> int:
+        ran.append(item)
+        if item in (2, 4):
+            raise ValueError(f"item {item}")
+        return item
+
+    batch = Batch(work, workers=3)
+    for item in range(6):
+        batch.submit(item)
+    with pytest.raises(ValueError, match="item 2") as caught:
+        batch.results()
+    assert sorted(ran) == list(range(6))
+    assert "1 more of 6 items failed too" in caught.value.__notes__
+
+
+def test_batch_of_one_worker_runs_in_the_submitting_thread_at_once() -> None:
+    seen: list[tuple[int, str]] = []
+    batch = Batch(lambda item: seen.append((item, threading.current_thread().name)) or item, workers=1)
+    batch.submit(7)
+    assert seen == [(7, threading.current_thread().name)]  # before results(): today's serial order
+    batch.submit(8)
+    assert batch.results() == [7, 8]
+
+
+# -- what a job in a child process raised, as data ------------------------------------------------------
+
+OUTCOMES = [
+    pytest.param(None, None, id="passed"),
+    pytest.param(Violation(FINDING), lambda e: e.findings == (FINDING,), id="violation"),
+    pytest.param(
+        ExceptionGroup("hypothesis", [Violation(FINDING)]), lambda e: e.findings == (FINDING,), id="grouped-violation"
+    ),
+    pytest.param(
+        Undecided(Note(("stateful.round-trip",), "budget", "run budget spent")),
+        lambda e: e.note == Note(("stateful.round-trip",), "budget", "run budget spent"),
+        id="undecided",
+    ),
+    pytest.param(
+        TargetProblem("GET http://127.0.0.1:1/v1/pets: timed out", kind="target", exchange=EXCHANGE),
+        lambda e: (e.message, e.kind, e.exchange) == ("GET http://127.0.0.1:1/v1/pets: timed out", "target", EXCHANGE),
+        id="target-problem",
+    ),
+    pytest.param(
+        Mismatch("a Pet", "a string", EXCHANGE),
+        lambda e: (e.expected, e.observed, e.exchange) == ("a Pet", "a string", EXCHANGE),
+        id="mismatch",
+    ),
+    pytest.param(
+        ValueError("petId\nsecond line"),
+        lambda e: isinstance(e, RuntimeError) and str(e) == "ValueError: petId",
+        id="suite-error",
+    ),
+]
+
+
+@pytest.mark.parametrize(("raised", "same"), OUTCOMES)
+def test_outcome_survives_the_trip_as_json(raised: BaseException | None, same) -> None:
+    back = decode(json.loads(json.dumps(encode(raised))))
+    if raised is None:
+        assert back is None
+        return
+    kind = RuntimeError if isinstance(raised, ValueError) else type(getattr(raised, "exceptions", [raised])[0])
+    assert isinstance(back, kind) and same(back), (raised, back)
+
+
+# -- the child process ---------------------------------------------------------------------------------
+
+
+def _sidecar(tmp_path: Path, settings: dict[str, object]) -> Sidecar:
+    return Sidecar("stateful", settings, str(tmp_path), redact=lambda text: text.replace(KEY, "$PETSTORE_API_KEY"))
+
+
+def test_a_child_that_dies_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    sidecar = _sidecar(tmp_path, {"no_such_setting": 1})  # RunSettings refuses it: the child exits
+    try:
+        with pytest.raises(RuntimeError) as caught:
+            sidecar.raise_outcome()
+    finally:
+        sidecar.stop()
+    message = str(caught.value)
+    assert message.startswith(
+        "the stateful process exited with code 1 before it finished: unusable PETSTORE_SIDECAR_SETTINGS: TypeError:"
+    ), message
+    assert "\n" not in message
+
+
+def test_a_child_exits_when_its_parent_goes(tmp_path: Path) -> None:
+    settings = {"target_name": "t", "base_url": "http://127.0.0.1:9/v1", "key_env": "NO_KEY", "read_only": False}
+    settings["shared_dir"] = str(tmp_path)
+    sidecar = _sidecar(tmp_path, settings)
+    time.sleep(0.2)
+    assert sidecar.process.poll() is None  # waiting for set-up to release it
+    assert sidecar.process.stdin is not None
+    sidecar.process.stdin.close()  # what the parent's death does to the pipe
+    assert sidecar.process.wait(timeout=30) == 3
+    assert not sidecar.outcome_path.exists()
+
+
+def test_the_child_refuses_to_run_without_settings() -> None:
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != SETTINGS_ENV}
+    done = subprocess.run(
+        [sys.executable, "-m", "petstore_contract.sidecar", "stateful"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stderr.startswith(f"usage: {SETTINGS_ENV}=")
+
+
+@pytest.mark.parametrize("concurrency", ["16", "1"], ids=["child-process", "inline"])
+def test_stateful_finding_is_the_same_from_the_child(concurrency: str) -> None:
+    """A fault that only the sequences see: the same clause and evidence, run in a child or inline."""
+    with BackgroundServer(build_app(KEY, fault="create_ascii_names")) as server:
+        run = run_suite(server.base_url, KEY, "-k", "stateful", *QUICK, "--concurrency", concurrency, timeout=300)
+    assert run.exit_code == 1, run.output[-3000:]
+    assert run.violated() == {"stateful.round-trip"}
+    finding = run.findings()[0]
+    assert finding["test"] == "tests/test_stateful.py::test_create_read_list_sequences"
+    assert finding["exchange"]["method"] in ("POST", "GET") and "?" in finding["observed"]
+    assert KEY not in run.output and KEY not in json.dumps(run.summary)
+    assert run.count("requests") > 0 and run.count("writes") > 0  # the child's requests are counted
+
+
+# -- nothing starts early where nothing may run --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [("--collect-only",), ("-k", "no_test_has_this_name"), ("-m", "no_such_marker")],
+    ids=["collect-only", "keyword-selects-none", "marker-selects-none"],
+)
+def test_no_write_when_no_test_runs(selection: tuple[str, ...]) -> None:
+    with BackgroundServer(build_app(KEY)) as server:
+        run_suite(server.base_url, KEY, *selection, *QUICK, timeout=300)
+        time.sleep(0.3)  # a child process that had started would write now
+        listed = server_pets(server)
+    assert listed == [], f"{selection}: the run wrote {len(listed)} animals"
+
+
+def server_pets(server: BackgroundServer) -> list[object]:
+    import requests
+
+    answer = requests.get(
+        f"{server.base_url}/pets", params={"limit": 100}, headers={"Authorization": f"Bearer {KEY}"}, timeout=10
+    )
+    pets: list[object] = answer.json()
+    return pets
