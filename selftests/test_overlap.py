@@ -132,9 +132,8 @@ def test_a_child_that_dies_is_one_line_not_a_hang(tmp_path: Path) -> None:
     finally:
         sidecar.stop()
     message = str(caught.value)
-    assert message.startswith(
-        "the stateful process exited with code 1 before it finished: unusable PETSTORE_SIDECAR_SETTINGS: TypeError:"
-    ), message
+    expected = f"the stateful process exited with code 1 before it finished: unusable {SETTINGS_ENV}: TypeError:"
+    assert message.startswith(expected), message
     assert "\n" not in message
 
 
