@@ -1,5 +1,5 @@
-"""Work that overlaps the rest of a run: batches sent while Hypothesis draws, the stateful chain in
-a child process (``sidecar``), and set-up started while the suite is still being collected.
+"""Work that overlaps the rest of a run: batches sent while Hypothesis draws, the Hypothesis-driven
+modules in child processes (``sidecar``), and set-up started while the suite is being collected.
 
 Each keeps the verdict of the serial run (``test_parallel`` compares whole runs); these tests pin
 the mechanisms: what overlaps, what a child process reports, and what never starts early.
@@ -8,7 +8,6 @@ the mechanisms: what overlaps, what a child process reports, and what never star
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from petstore_contract.record import Exchange, Finding, Mismatch, Note, Undecided, Violation
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.selfcheck import run_suite
-from petstore_contract.sidecar import SETTINGS_ENV, Sidecar, decode, encode
+from petstore_contract.sidecar import Sidecar, decode, encode
 from petstore_contract.transport import Batch, TargetProblem
 
 KEY = "overlap-selftest-key-81c3f2"
@@ -94,6 +93,7 @@ OUTCOMES = [
         lambda e: (e.message, e.kind, e.exchange) == ("GET http://127.0.0.1:1/v1/pets: timed out", "target", EXCHANGE),
         id="target-problem",
     ),
+    pytest.param(pytest.skip.Exception("not selected"), lambda e: str(e) == "not selected", id="skipped"),
     pytest.param(
         Mismatch("a Pet", "a string", EXCHANGE),
         lambda e: (e.expected, e.observed, e.exchange) == ("a Pet", "a string", EXCHANGE),
@@ -119,45 +119,34 @@ def test_outcome_survives_the_trip_as_json(raised: BaseException | None, same) -
 
 # -- the child process ---------------------------------------------------------------------------------
 
+MODULE = Path(__file__).resolve().parents[1] / "tests" / "test_stateful.py"
 
-def _sidecar(tmp_path: Path, settings: dict[str, object]) -> Sidecar:
-    return Sidecar("stateful", settings, str(tmp_path), redact=lambda text: text.replace(KEY, "$PETSTORE_API_KEY"))
+
+def _settings(tmp_path: Path, **changed: object) -> dict[str, object]:
+    settings: dict[str, object] = {"target_name": "t", "base_url": "http://127.0.0.1:9/v1", "key_env": "NO_KEY"}
+    return {**settings, "read_only": False, "shared_dir": str(tmp_path), **changed}
 
 
 def test_a_child_that_dies_is_one_line_not_a_hang(tmp_path: Path) -> None:
-    sidecar = _sidecar(tmp_path, {"no_such_setting": 1})  # RunSettings refuses it: the child exits
+    sidecar = Sidecar(MODULE, _settings(tmp_path, no_such_setting=1), redact=str)  # the child refuses it
     try:
         with pytest.raises(RuntimeError) as caught:
-            sidecar.raise_outcome()
+            sidecar.raise_outcome("test_create_read_list_sequences")
     finally:
         sidecar.stop()
     message = str(caught.value)
-    expected = f"the stateful process exited with code 1 before it finished: unusable {SETTINGS_ENV}: TypeError:"
+    expected = "the child process running test_stateful.py exited with code 4 before it finished: ERROR: unusable run"
     assert message.startswith(expected), message
-    assert "\n" not in message
+    assert "\n" not in message and "no_such_setting" in message
 
 
 def test_a_child_exits_when_its_parent_goes(tmp_path: Path) -> None:
-    settings = {"target_name": "t", "base_url": "http://127.0.0.1:9/v1", "key_env": "NO_KEY", "read_only": False}
-    settings["shared_dir"] = str(tmp_path)
-    sidecar = _sidecar(tmp_path, settings)
-    time.sleep(0.2)
-    assert sidecar.process.poll() is None  # waiting for set-up to release it
+    sidecar = Sidecar(MODULE, _settings(tmp_path), redact=str)
+    time.sleep(0.5)
+    assert sidecar.process.poll() is None  # collecting, then waiting to hear what was selected
     assert sidecar.process.stdin is not None
     sidecar.process.stdin.close()  # what the parent's death does to the pipe
-    assert sidecar.process.wait(timeout=30) == 3
-    assert not sidecar.outcome_path.exists()
-
-
-def test_the_child_refuses_to_run_without_settings() -> None:
-    import subprocess
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if k != SETTINGS_ENV}
-    done = subprocess.run(
-        [sys.executable, "-m", "petstore_contract.sidecar", "stateful"], env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 2 and done.stderr.startswith(f"usage: {SETTINGS_ENV}=")
+    assert sidecar.process.wait(timeout=60) == 3
 
 
 @pytest.mark.parametrize("concurrency", ["16", "1"], ids=["child-process", "inline"])

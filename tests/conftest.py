@@ -177,13 +177,12 @@ class Prepared:
 def prepare(run: Run) -> Prepared:
     """Set-up, in order: own data, the list grid, the own animals read back.
 
-    The grid and the reads see the store as set-up left it, whatever the tests write later; only
-    then may the stateful sequences start writing beside the other tests.
+    The grid and the reads see the store as set-up left it, whatever the tests write later.  Each
+    step runs once per run: other processes of the run (xdist workers, the child processes of a
+    concurrent run) wait for its result, so none of them writes before set-up is done.
     """
     seeded = Seeded(**run.once("seeded", lambda: seed(run, run.api).to_dict()))
-    prepared = Prepared(seeded, _grid(run, run.api, seeded), _reads(run, run.api, seeded))
-    run.release_sidecars()
-    return prepared
+    return Prepared(seeded, _grid(run, run.api, seeded), _reads(run, run.api, seeded))
 
 
 def pytest_collectstart(collector: pytest.Collector) -> None:

@@ -24,6 +24,8 @@ from petstore_contract.expect import Judge
 from petstore_contract.outcome import record_of
 from petstore_contract.record import INCONCLUSIVE, RunResult, TestRecord
 from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Run, RunSettings, install
+from petstore_contract.sidecar import MODULES as SIDECAR_MODULES
+from petstore_contract.sidecar import NAME_ENV, ChildSession, Sidecar, child_settings, key_of
 from petstore_contract.spec import suite_dir
 from petstore_contract.target import KEY_ENV, TargetConfigError, resolve
 from petstore_contract.transport import TargetProblem, merge_counters
@@ -139,7 +141,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "writes: the test sends POST requests (not selected in read-only runs)",
         "generated: a Schemathesis (property-based or stateful) test",
         "deferred: a generated test whose cases are sent side by side while they are drawn",
-        "sidecar(job): the test reports a job that a concurrent run runs in a child process from set-up on",
         "must: judges a MUST clause",
         "should: judges a SHOULD clause",
         "rfc: judges a clause that comes from an HTTP RFC",
@@ -154,7 +155,9 @@ def pytest_configure(config: pytest.Config) -> None:
     run = Run(settings, key)
     install(run)
     config.stash[RUN_KEY] = run
-    if not hasattr(config, "workerinput"):
+    if child_settings() is not None:
+        config.pluginmanager.register(ChildSession(run.guard, settings.shared_dir), "petstore-child")
+    elif not hasattr(config, "workerinput"):
         config.stash[STATE_KEY] = controller = Controller(config, run, embedded)
         config.pluginmanager.register(controller, "petstore-controller")
     config.option.base_url = settings.base_url
@@ -165,8 +168,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
     worker = getattr(config, "workerinput", None)
-    if worker is not None:
-        settings = RunSettings(**worker["petstore_settings"])
+    given = worker["petstore_settings"] if worker is not None else child_settings()
+    if given is not None:
+        try:
+            settings = RunSettings(**given)
+        except TypeError as exc:
+            raise pytest.UsageError(f"unusable run settings from the parent process: {exc}") from None
         return settings, os.environ.get(settings.key_env, ""), None
     option = config.option
     _check_options(option)
@@ -258,6 +265,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         if junit is not None:
             state.paths["junit"] = junit
         state.finish_terminal()
+    if state is not None:
+        state.stop_sidecars()
         if state.embedded is not None:
             state.embedded.stop()
     run = config.stash.get(RUN_KEY, None)
@@ -300,22 +309,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             problems += [f"clause {cid!r} has no test" for cid in missing]
     if problems:
         raise pytest.UsageError("contract suite and clause registry disagree: " + "; ".join(problems))
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Stop the child processes that no selected test reports (``-k``, ``-m``, a path, read-only)."""
-    run = session.config.stash.get(RUN_KEY, None)
-    if run is None:
-        return
-    needed = {
-        job
-        for item in session.items
-        if not any(mark.name == "skip" for mark in item.iter_markers())
-        for mark in item.iter_markers("sidecar")
-        for job in mark.args
-    }
-    for job in [job for job in run.sidecars if job not in needed]:
-        run.sidecars.pop(job).stop()
 
 
 def whole_suite_selected(config: pytest.Config) -> bool:
@@ -460,7 +453,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     shared = run.settings.shared_dir
     if shared:
-        name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+        name = os.environ.get(NAME_ENV) or os.environ.get("PYTEST_XDIST_WORKER", "controller")
         run.guard.write_counters(Path(shared) / f"counters-{name}.json")
     state = session.config.stash.get(STATE_KEY, None)
     if state is not None:
@@ -478,6 +471,7 @@ class Controller:
         self.result: RunResult | None = None
         self.paths: dict[str, Path] = {}
         self.preflight = ""
+        self.sidecars: dict[str, Sidecar] = {}  # module name -> its child process
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Every test's record (the controller sees the reports of every xdist worker too)."""
@@ -503,20 +497,48 @@ class Controller:
         return lines
 
     def start_sidecars(self) -> None:
-        """The stateful chain in a child process, started now so that it is ready when set-up is done.
+        """The Hypothesis-driven modules in child processes of their own (``sidecar``), started now so
+        that they collect while this process does.
 
         Not at ``--concurrency 1`` (today's order), not under xdist (the workers are the
-        parallelism), not in read-only runs (the chain writes) and not for ``--collect-only``.
+        parallelism) and not for ``--collect-only``.
         """
         option = self.config.option
-        run = self.run
         distributed = getattr(option, "dist", "no") != "no" and getattr(option, "numprocesses", None)
-        if run.settings.concurrency <= 1 or distributed or run.read_only or option.collectonly:
+        if self.run.settings.concurrency <= 1 or distributed or option.collectonly:
             return
-        from petstore_contract.sidecar import Sidecar
+        settings = self.run.settings.to_dict()
+        for name in SIDECAR_MODULES:
+            module = suite_dir() / name
+            if module.is_file():
+                self.sidecars[name] = Sidecar(module, settings, self.run.redact)
 
-        settings = run.settings.to_dict()
-        run.sidecars["stateful"] = Sidecar("stateful", settings, run.settings.shared_dir, run.redact)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Tell each child which of its module's tests were selected; stop those with none."""
+        for name, sidecar in list(self.sidecars.items()):
+            keys = [
+                key_of(item)
+                for item in session.items
+                if Path(str(item.path)).name == name and not any(m.name == "skip" for m in item.iter_markers())
+            ]
+            if keys:
+                sidecar.select(keys)
+            else:
+                self.sidecars.pop(name).stop()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        """A test that runs in a child process: wait for it there and raise what it raised."""
+        sidecar = self.sidecars.get(Path(str(pyfuncitem.path)).name)
+        if sidecar is None:
+            return None
+        sidecar.raise_outcome(key_of(pyfuncitem))
+        return True
+
+    def stop_sidecars(self) -> None:
+        for sidecar in self.sidecars.values():
+            sidecar.stop()
+        self.sidecars.clear()
 
     def check_target(self) -> str:
         """One request before the run, so an unusable target or key is named once, in one line."""

@@ -78,7 +78,6 @@ class Run:
         self.api = Api(self.transport, api_key)
         self._names = count()
         self.deferred: Batch[Any, list[Finding]] | None = None
-        self.sidecars: dict[str, Any] = {}  # job -> its child process (sidecar.Sidecar), if started
         self._background: dict[str, Future[Any]] = {}
         self._starter: ThreadPoolExecutor | None = None
 
@@ -192,24 +191,7 @@ class Run:
     def close(self) -> None:
         if self._starter is not None:
             self._starter.shutdown(wait=True, cancel_futures=True)
-        for sidecar in self.sidecars.values():
-            sidecar.stop()
         self.transport.close()
-
-    # -- jobs in child processes (sidecar.py) -------------------------------------------------------
-
-    def release_sidecars(self) -> None:
-        """Set-up is done: the jobs waiting in child processes may write to the target now."""
-        for sidecar in self.sidecars.values():
-            sidecar.go()
-
-    def run_job(self, job: str, inline: Callable[[], None]) -> None:
-        """Raise what the job raised in its child process, or run it here when none was started."""
-        sidecar = self.sidecars.get(job)
-        if sidecar is None:
-            inline()
-        else:
-            sidecar.raise_outcome()
 
     # -- generated tests ---------------------------------------------------------------------------
 

@@ -1,56 +1,62 @@
-"""A job that runs in a child process beside the rest of the run: the stateful sequences.
+"""Test modules that a concurrent run runs in child processes of their own: the Hypothesis-driven ones.
 
-The sequences are a chain (each step sends what the last answer said), so they cannot go faster
-than one round trip a step, and Hypothesis cannot run in a second thread here (CPython 3.11:
-"AST constructor recursion depth mismatch").  In a child process the chain overlaps the rest of
-the run, whatever the distance to the target, and drawing its steps uses the second core.
+Why: the stateful sequences are a chain (each step sends what the last answer said) and the
+generated tests spend their time drawing cases, which is Python work.  In one process both wait
+on each other and on the targeted tests; Hypothesis cannot run in a second thread here (CPython
+3.11: "AST constructor recursion depth mismatch").  In child processes they overlap the rest of
+the run, whatever the distance to the target, and use the other cores.
 
-Files in the run's shared directory are the whole protocol:
+How, with files in the run's shared directory and no other channel:
 
-- the parent starts ``python -m petstore_contract.sidecar JOB`` with the run's settings in
-  ``PETSTORE_SIDECAR_SETTINGS``; the key stays in its own variable, as for xdist workers;
-- the child builds its ``Run`` and waits for ``go-JOB``, which the parent writes once set-up is
-  done (nothing is written to the target before the suite has probed its unknown ids and read
-  the store);
-- the child runs the job and writes ``outcome-JOB.json`` (what the job raised, as data) and its
-  request counters, which the controller adds to the run's;
-- the parent's test raises what the job raised, so the record is the one an inline run makes;
+- at session start the parent starts ``python -m pytest <module>`` with the run's settings in
+  ``PETSTORE_SIDECAR_SETTINGS`` (the key stays in its own variable, as for xdist workers); the
+  child collects its module while the parent collects the suite;
+- once the parent has collected, it writes which of the module's tests were selected
+  (``-k``, ``-m``, read-only); the child runs exactly those, or is stopped when none were;
+- the child's set-up waits for the parent's (``Run.once``): it writes nothing before set-up is done;
+- after each test the child writes its request counters and then what the test raised, as data
+  (``encode``); the parent's test of the same name raises it again (``decode``), so the parent's
+  record is the one an inline run makes.  Only tests that report through what they raise belong
+  in a child (no ``judge`` fixture);
 - the child exits when its stdin closes: it never outlives the run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from petstore_contract.record import Exchange, Finding, Mismatch, Note, Undecided, Violation, find_error
-from petstore_contract.transport import TargetProblem
+from petstore_contract.transport import RunGuard, TargetProblem
 
 SETTINGS_ENV = "PETSTORE_SIDECAR_SETTINGS"
+NAME_ENV = "PETSTORE_SIDECAR_NAME"
+# The suite's modules that run in a child process each when the run is concurrent.
+MODULES = ("test_generated.py", "test_stateful.py")
 POLL = 0.01
+SELECTED = "selected.json"
 
 
-def _stateful() -> Callable[[], None]:
-    from petstore_contract.stateful import run_sequences
-
-    return run_sequences
-
-
-JOBS: dict[str, Callable[[], Callable[[], None]]] = {"stateful": _stateful}
+def key_of(item: pytest.Item) -> str:
+    """A test's name within its module: the same in the parent and in the child (rootdirs differ)."""
+    return item.nodeid.split("::", 1)[-1]
 
 
-# -- an outcome as data ------------------------------------------------------------------------------
+# -- what a test raised, as data ---------------------------------------------------------------------
 
 
 def encode(error: BaseException | None) -> dict[str, Any]:
-    """What a job raised, as JSON data; the order of the cases is ``outcome.record_of``'s."""
+    """What a test raised, as JSON data; the order of the cases is ``outcome.record_of``'s."""
     if error is None:
         return {"passed": True}
     if (undecided := find_error(error, Undecided)) is not None:
@@ -58,6 +64,8 @@ def encode(error: BaseException | None) -> dict[str, Any]:
     if (problem := find_error(error, TargetProblem)) is not None:
         exchange = problem.exchange.to_dict() if problem.exchange is not None else None
         return {"target_problem": problem.message, "kind": problem.kind, "exchange": exchange}
+    if isinstance(error, pytest.skip.Exception):
+        return {"skipped": str(error)}
     if (violation := find_error(error, Violation)) is not None:
         return {"findings": [f.to_dict() for f in violation.findings]}
     if (mismatch := find_error(error, Mismatch)) is not None:
@@ -73,6 +81,8 @@ def decode(data: dict[str, Any]) -> BaseException | None:
         return Undecided(Note.from_dict(data["undecided"]))
     if "target_problem" in data:
         return TargetProblem(data["target_problem"], kind=data["kind"], exchange=exchange)
+    if "skipped" in data:
+        return pytest.skip.Exception(data["skipped"])
     if "findings" in data:
         return Violation(*(Finding.from_dict(f) for f in data["findings"]))
     if "mismatch" in data:
@@ -83,67 +93,70 @@ def decode(data: dict[str, Any]) -> BaseException | None:
     return None
 
 
-def _publish(path: Path, data: dict[str, Any]) -> None:
-    partial = path.with_suffix(".part")
+def _publish(path: Path, data: Any) -> None:
+    partial = path.with_name(path.name + ".part")
     partial.write_text(json.dumps(data), encoding="utf-8")
     partial.replace(path)
+
+
+def _outcome_path(directory: Path, key: str) -> Path:
+    return directory / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
 
 
 # -- the parent's side -------------------------------------------------------------------------------
 
 
 class Sidecar:
-    """One job in a child process; ``go`` releases it, ``raise_outcome`` waits and raises what it raised."""
+    """One test module in a child process; ``raise_outcome(key)`` waits for a test and raises what it raised."""
 
-    def __init__(self, job: str, settings: dict[str, Any], shared_dir: str, redact: Callable[[str], str]) -> None:
-        if job not in JOBS:
-            raise ValueError(f"no sidecar job {job!r}")
-        self.job = job
-        self.shared = Path(shared_dir)
+    def __init__(self, module: Path, settings: dict[str, Any], redact: Callable[[str], str]) -> None:
+        self.module = module
+        self.name = f"sidecar-{module.stem}"
+        self.directory = Path(settings["shared_dir"]) / self.name
+        self.directory.mkdir(parents=True, exist_ok=True)
         self.redact = redact
-        self.log_path = self.shared / f"sidecar-{job}.log"
-        env = {**os.environ, SETTINGS_ENV: json.dumps(settings)}
+        self.log_path = self.directory / "output.log"
+        env = {**os.environ, SETTINGS_ENV: json.dumps(settings), NAME_ENV: self.name}
+        # --capture=sys: pytest's default fd capture would put /dev/null on the child's stdin.
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(module),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--assert=plain",
+            "--capture=sys",
+        ]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "petstore_contract.sidecar", job],
-                stdin=subprocess.PIPE,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
+                command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, env=env
             )
 
-    @property
-    def go_path(self) -> Path:
-        return self.shared / f"go-{self.job}"
+    def select(self, keys: list[str]) -> None:
+        _publish(self.directory / SELECTED, keys)
 
-    @property
-    def outcome_path(self) -> Path:
-        return self.shared / f"outcome-{self.job}.json"
-
-    def go(self) -> None:
-        self.go_path.touch()
-
-    def raise_outcome(self) -> None:
-        """Wait for the job (releasing it if set-up did not) and raise what it raised, if anything."""
-        self.go()
-        while not self.outcome_path.exists():
-            if self.process.poll() is not None and not self.outcome_path.exists():
+    def raise_outcome(self, key: str) -> None:
+        """Wait for the child to finish the test named ``key``; raise what it raised, if anything."""
+        path = _outcome_path(self.directory, key)
+        while not path.exists():
+            if self.process.poll() is not None and not path.exists():
                 raise RuntimeError(self._died())
             time.sleep(POLL)
-        error = decode(json.loads(self.outcome_path.read_text(encoding="utf-8")))
+        error = decode(json.loads(path.read_text(encoding="utf-8")))
         if error is not None:
             raise error
 
     def _died(self) -> str:
         lines = self.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
         last = self.redact(lines[-1][:300]) if lines else "no output"
-        return f"the {self.job} process exited with code {self.process.returncode} before it finished: {last}"
+        code = self.process.returncode
+        return f"the child process running {self.module.name} exited with code {code} before it finished: {last}"
 
     def stop(self) -> None:
         if self.process.stdin is not None:
             self.process.stdin.close()  # the child exits on its own when its stdin closes
-        if self.process.poll() is None:
-            self.process.terminate()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -154,49 +167,56 @@ class Sidecar:
 # -- the child's side --------------------------------------------------------------------------------
 
 
+def child_settings() -> dict[str, Any] | None:
+    """The run's settings when this process is a child of a concurrent run, else None."""
+    text = os.environ.get(SETTINGS_ENV)
+    if text is None:
+        return None
+    try:
+        settings: dict[str, Any] = json.loads(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"unusable {SETTINGS_ENV}: {exc}") from None
+    return settings
+
+
+class ChildSession:
+    """The child's plugin: runs what the parent selected, and reports each test's outcome as data."""
+
+    def __init__(self, guard: RunGuard, shared_dir: str) -> None:
+        self.guard = guard
+        self.name = os.environ.get(NAME_ENV, "sidecar")
+        self.directory = Path(shared_dir) / self.name
+        # Descriptor 0 itself: pytest replaces sys.stdin while it captures (--capture=sys leaves fd 0).
+        threading.Thread(target=_exit_with_parent, args=(0,), daemon=True).start()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        selected = set(_wait_for_json(self.directory / SELECTED))
+        config.hook.pytest_deselected(items=[i for i in items if key_of(i) not in selected])
+        items[:] = [i for i in items if key_of(i) in selected]
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if call.when == "call" or (call.when == "setup" and not report.passed):
+            # Counters first: once the parent sees the last outcome, the run's counters are whole.
+            self.guard.write_counters(self.directory.parent / f"counters-{self.name}.json")
+            error = call.excinfo.value if call.excinfo is not None else None
+            _publish(_outcome_path(self.directory, key_of(item)), encode(error))
+        return report
+
+
+def _wait_for_json(path: Path) -> Any:
+    while not path.exists():
+        time.sleep(POLL)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def _exit_with_parent(fd: int) -> None:
     # os.read on the descriptor, not sys.stdin: a thread blocked in a buffered reader aborts the
     # interpreter at exit ("could not acquire lock for <stdin>").
     while os.read(fd, 1024):
         pass
     os._exit(3)  # end of file: the parent closed the pipe or died
-
-
-def _released(go: Path) -> None:
-    while not go.exists():
-        time.sleep(POLL)
-
-
-def main(argv: list[str]) -> int:
-    from petstore_contract.run import Run, RunSettings, install
-
-    if len(argv) != 1 or argv[0] not in JOBS or SETTINGS_ENV not in os.environ:
-        print(f"usage: {SETTINGS_ENV}=... python -m petstore_contract.sidecar {{{','.join(JOBS)}}}", file=sys.stderr)
-        return 2
-    job = argv[0]
-    threading.Thread(target=_exit_with_parent, args=(sys.stdin.fileno(),), daemon=True).start()
-    try:
-        settings = RunSettings(**json.loads(os.environ[SETTINGS_ENV]))
-    except (ValueError, TypeError) as exc:
-        print(f"unusable {SETTINGS_ENV}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    run = Run(settings, os.environ.get(settings.key_env, ""))
-    install(run)
-    work = JOBS[job]()
-    shared = Path(settings.shared_dir)
-    _released(shared / f"go-{job}")
-    error: BaseException | None = None
-    try:
-        work()
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:  # Undecided is a pytest skip, not an Exception
-        error = exc
-    finally:
-        run.guard.write_counters(shared / f"counters-sidecar-{job}.json")
-    _publish(shared / f"outcome-{job}.json", encode(error))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
