@@ -8,8 +8,9 @@ Every name carries the run's seed and run id.  Read-only runs judge the store as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -193,6 +194,40 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
     run = active_run()
     if run is not None and isinstance(collector, pytest.Module) and whole_suite_selected(collector.config):
         run.start("prepare", lambda: prepare(run))
+
+
+# Tables of requests that a module's fixture answers from, by fixture name (see ``ahead``).
+AHEAD: dict[str, Callable[[Run, Seeded], Any]] = {}
+Table = TypeVar("Table", bound=Callable[[Run, Seeded], Any])
+
+
+def ahead(fixture: str) -> Callable[[Table], Table]:
+    """Registers the table behind ``fixture``: sent in the background right after set-up when a
+    selected test needs it, so that its round trips overlap the tests before that one."""
+
+    def register(send: Table) -> Table:
+        AHEAD[fixture] = send
+        return send
+
+    return register
+
+
+def sent_ahead(run: Run, fixture: str, seeded: Seeded) -> Any:
+    """The answers to the table behind ``fixture``: as started ahead, or sent now."""
+    return run.result_of(fixture, lambda: AHEAD[fixture](run, seeded))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Once the selection is known: set-up (if it has not started), then each table a selected
+    test needs, in the order of the tests, one after another in the background."""
+    run = active_run()
+    runnable = [i for i in session.items if not any(m.name == "skip" for m in i.iter_markers())]
+    if run is None or session.config.option.collectonly or not runnable:
+        return
+    run.start("prepare", lambda: prepare(run))
+    needed = dict.fromkeys(n for i in runnable for n in getattr(i, "fixturenames", ()) if n in AHEAD)
+    for fixture in needed:
+        run.start(fixture, lambda f=fixture: AHEAD[f](run, run.result_of("prepare", lambda: prepare(run)).seeded))
 
 
 @pytest.fixture(scope="session")

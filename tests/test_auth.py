@@ -20,7 +20,7 @@ from petstore_contract.record import PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
-from .conftest import Seeded
+from .conftest import Seeded, ahead, sent_ahead
 
 
 @dataclass(frozen=True)
@@ -129,11 +129,16 @@ def _rows(read_only: bool) -> list[tuple[str, Operation, Credential, dict[str, A
     return [row for row in rows if not (read_only and row[1].method == "POST")]
 
 
-@pytest.fixture(scope="module")
-def refused(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, Answer]:
-    rows = {row[0]: row for row in _rows(read_only)}
+@ahead("refused")
+def _refused(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    rows = {row[0]: row for row in _rows(run.read_only)}
     own = _own_id(seeded)
-    return run.once_answers("refused", lambda: _send_rows(api, run, own, rows))
+    return run.once_answers("refused", lambda: _send_rows(run.api, run, own, rows))
+
+
+@pytest.fixture(scope="module")
+def refused(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    return sent_ahead(run, "refused", seeded)
 
 
 def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, Answer]:
@@ -191,11 +196,16 @@ def test_refused_credential_gets_401(refused: dict[str, Answer], judge: Judge, r
         judge.outcomes.setdefault("auth.challenge.quiet", "conforms")
 
 
-@pytest.fixture(scope="module")
-def accepted(api: Api, run: Run, seeded: Seeded, read_only: bool) -> dict[str, Answer]:
+@ahead("accepted")
+def _accepted(run: Run, seeded: Seeded) -> dict[str, Answer]:
     valid = Credential("", "Bearer {key}")
-    rows = {op.name: (op.name, op, valid, {}) for op in OPERATIONS if not (read_only and op.method == "POST")}
-    return run.once_answers("accepted", lambda: _send_rows(api, run, _own_id(seeded), rows))
+    rows = {op.name: (op.name, op, valid, {}) for op in OPERATIONS if not (run.read_only and op.method == "POST")}
+    return run.once_answers("accepted", lambda: _send_rows(run.api, run, _own_id(seeded), rows))
+
+
+@pytest.fixture(scope="module")
+def accepted(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    return sent_ahead(run, "accepted", seeded)
 
 
 @pytest.mark.clause("auth.accepted")
@@ -210,10 +220,15 @@ def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operat
             raise Mismatch("the valid key accepted (§5.1)", f"HTTP {answer.status}", answer.exchange)
 
 
-@pytest.fixture(scope="module")
-def schemes(run: Run, api: Api) -> dict[str, Answer]:
+@ahead("schemes")
+def _schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
     table = {s: Request("GET", "/store/orders", authorization=f"{s} {{key}}") for s in SCHEMES}
-    return run.once_answers("schemes", lambda: send_table(api, table))
+    return run.once_answers("schemes", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    return sent_ahead(run, "schemes", seeded)
 
 
 @pytest.mark.clause("auth.scheme-case")

@@ -18,6 +18,8 @@ from petstore_contract.record import PRECONDITION, STORE_TOO_LARGE, Mismatch, un
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
+from .conftest import Seeded, ahead, sent_ahead
+
 pytestmark = pytest.mark.writes
 
 INT64_MAX = 2**63 - 1
@@ -110,11 +112,17 @@ def _table_of(bodies: dict[str, Any], table: dict[str, Request]) -> dict[str, Re
     }
 
 
-@pytest.fixture(scope="module")
-def sent(api: Api, run: Run) -> tuple[dict[str, Answer], dict[str, Any]]:
+@ahead("sent")
+def _sent(run: Run, seeded: Seeded) -> tuple[dict[str, Answer], dict[str, Any]]:
     table, bodies = _table(run)
     shared = run.once("create-bodies", lambda: bodies)  # the bodies the process that sends them made
-    return run.once_answers("create", lambda: send_table(api, _table_of(shared, table))), shared
+    return run.once_answers("create", lambda: send_table(run.api, _table_of(shared, table))), shared
+
+
+@pytest.fixture(scope="module")
+def sent(run: Run, seeded: Seeded) -> tuple[dict[str, Answer], dict[str, Any]]:
+    result: tuple[dict[str, Answer], dict[str, Any]] = sent_ahead(run, "sent", seeded)
+    return result
 
 
 def _judge_created(judge: Judge, answer: Answer, sent: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, Exchange, Mismat
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
-from .conftest import Seeded, need_own
+from .conftest import Seeded, ahead, need_own, sent_ahead
 
 SUNSET_DAY = date(2030, 12, 5)  # §4.3, §9.3
 SF_DATE = re.compile(r"@(-?[0-9]{1,15})")  # RFC 9651 §3.3.7, as RFC 9745 §2.1 requires
@@ -91,10 +91,15 @@ def test_unknown_id_error_body(api: Api, judge: Judge, seeded: Seeded) -> None:
     raise undecided("errors.body", STORE_TOO_LARGE, "no probed id answered 404")
 
 
-@pytest.fixture(scope="module")
-def malformed(run: Run, api: Api) -> dict[str, Answer]:
+@ahead("malformed")
+def _malformed(run: Run, seeded: Seeded) -> dict[str, Answer]:
     table = {pet_id: Request("GET", f"/pets/{pet_id}") for pet_id in MALFORMED_IDS}
-    return run.once_answers("malformed", lambda: send_table(api, table))
+    return run.once_answers("malformed", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def malformed(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    return sent_ahead(run, "malformed", seeded)
 
 
 @pytest.mark.clause("responses.documented")

@@ -511,7 +511,20 @@ class Controller:
         for name in SIDECAR_MODULES:
             module = suite_dir() / name
             if module.is_file():
-                self.sidecars[name] = Sidecar(module, settings, self.run.redact)
+                self.sidecars[name] = Sidecar(module, settings, self.run.redact, self.run.settings.deadline)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """A concurrent run orders its tests by what they wait on: the generated tests first (Python
+        work while the tables of the targeted tests are sent in the background, see ``Run.start``),
+        the targeted tests next, and last the tests that wait for a child process."""
+        if self.run.settings.concurrency > 1:
+            items.sort(key=self._order)
+
+    def _order(self, item: pytest.Item) -> int:
+        if Path(str(item.path)).name in self.sidecars:
+            return 2
+        return 0 if item.get_closest_marker("deferred") is not None else 1
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Tell each child which of its module's tests were selected; stop those with none."""

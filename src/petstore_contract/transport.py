@@ -479,6 +479,9 @@ class GuardedAdapter(HTTPAdapter):
         else:
             self.cert = options.client_cert
         size = max(options.concurrency, 1)
+        # One bound for the whole process, whichever thread sends: a batch of generated cases and
+        # a table sent ahead share the same ``concurrency`` requests in flight.
+        self.in_flight = threading.BoundedSemaphore(size)
         super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
 
     def send(
@@ -505,7 +508,8 @@ class GuardedAdapter(HTTPAdapter):
         resendable = request.body is None or isinstance(request.body, bytes | str)
         resends = 0
         while True:
-            response = self._send_once(request, method, where, timeout, wanted, proxies)
+            with self.in_flight:  # not held while waiting out a Retry-After
+                response = self._send_once(request, method, where, timeout, wanted, proxies)
             wait = self._throttle_wait(response, method)
             if wait is None or resends >= MAX_RESENDS or not resendable:
                 return response
