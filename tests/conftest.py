@@ -193,7 +193,7 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
     first test: it may select none."""
     run = active_run()
     if run is not None and isinstance(collector, pytest.Module) and whole_suite_selected(collector.config):
-        run.start("prepare", lambda: prepare(run))
+        start_set_up(run)
 
 
 # Tables of requests that a module's fixture answers from, by fixture name (see ``ahead``).
@@ -224,7 +224,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     runnable = [i for i in session.items if not any(m.name == "skip" for m in i.iter_markers())]
     if run is None or session.config.option.collectonly or not runnable:
         return
-    run.start("prepare", lambda: prepare(run))
+    start_set_up(run)
     needed = dict.fromkeys(n for i in runnable for n in getattr(i, "fixturenames", ()) if n in AHEAD)
     for fixture in needed:
         run.start(fixture, lambda f=fixture: AHEAD[f](run, run.result_of("prepare", lambda: prepare(run)).seeded))
@@ -250,6 +250,17 @@ def reads(prepared: Prepared) -> list[tuple[dict[str, Any], Answer]]:
     return prepared.reads
 
 
-@pytest.fixture(scope="session", autouse=True)
-def set_up(prepared: Prepared) -> None:
-    """Set-up before any test (see ``prepare``)."""
+def start_set_up(run: Run) -> None:
+    """Set-up in the background; generated cases, drawn meanwhile, go out once it is done."""
+    run.start("prepare", lambda: prepare(run))
+    run.hold_cases_until("prepare")
+
+
+@pytest.fixture(autouse=True)
+def set_up(request: pytest.FixtureRequest) -> None:
+    """Set-up before any test (see ``prepare``).  A generated test starts drawing at once: its
+    cases wait for set-up before they are sent (``Run.hold_cases_until``)."""
+    run: Run = request.getfixturevalue("run")
+    drawing_first = request.node.get_closest_marker("deferred") is not None and "prepare" in run.started
+    if not drawing_first:
+        request.getfixturevalue("prepared")

@@ -80,6 +80,7 @@ class Run:
         self.deferred: Batch[Any, list[Finding]] | None = None
         self._background: dict[str, Future[Any]] = {}
         self._starter: ThreadPoolExecutor | None = None
+        self._cases_wait_for = ""
 
     # -- what the run is -------------------------------------------------------------------------
 
@@ -182,6 +183,11 @@ class Run:
             self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="petstore-ahead")
         self._background[key] = self._starter.submit(produce)
 
+    @property
+    def started(self) -> set[str]:
+        """The keys of the work started ahead (``start``)."""
+        return set(self._background)
+
     def result_of(self, key: str, produce: Callable[[], T]) -> T:
         """What was started for ``key`` (its exception, if it raised), or ``produce()`` now if nothing was."""
         future = self._background.get(key)
@@ -239,7 +245,15 @@ class Run:
         if batch is not None:
             batch.close()
 
+    def hold_cases_until(self, key: str) -> None:
+        """Generated cases go out only once the work started for ``key`` is done (e.g. set-up);
+        Hypothesis draws them meanwhile."""
+        self._cases_wait_for = key
+
     def _judged(self, case: Any) -> list[Finding]:
+        held = self._background.get(self._cases_wait_for) if self._cases_wait_for else None
+        if held is not None:
+            held.result()  # raises what set-up raised: the case is not sent
         try:
             self.judge_response(case, case.call(**self.call_kwargs()))
         except Violation as violation:
