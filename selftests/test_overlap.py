@@ -187,3 +187,12 @@ def server_pets(server: BackgroundServer) -> list[object]:
     )
     pets: list[object] = answer.json()
     return pets
+
+
+def test_the_run_leaves_no_shared_files(tmp_path: Path) -> None:
+    """Set-up results and counters live in a temporary folder of the run's, gone when it ends."""
+    with BackgroundServer(build_app(KEY)) as server:
+        run = run_suite(server.base_url, KEY, *QUICK, env={"TMPDIR": str(tmp_path)}, timeout=300)
+    assert run.exit_code == 0, run.output[-3000:]
+    assert run.count("requests") > 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("petstore-run-")] == []

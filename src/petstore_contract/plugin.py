@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import tempfile
 import time
 from collections.abc import Generator
@@ -273,6 +274,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if run is not None:
         run.close()
         install(None)
+    if state is not None and run is not None and run.settings.shared_dir:
+        # The run's shared files (set-up results, counters) hold answers of the target: they go
+        # with the run, once every worker and child process has finished.
+        shutil.rmtree(run.settings.shared_dir, ignore_errors=True)
 
 
 # -- collection: clause links and selection -----------------------------------------------------------
