@@ -120,19 +120,13 @@ class Sidecar:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.redact = redact
         self.log_path = self.directory / "output.log"
-        env = {**os.environ, SETTINGS_ENV: json.dumps(settings), NAME_ENV: self.name}
+        # The child takes none of the user's pytest options (an ini file's or PYTEST_ADDOPTS' --html,
+        # --junitxml or -n would write or fork there too): the run's settings are all it needs.
+        env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+        env |= {SETTINGS_ENV: json.dumps(settings), NAME_ENV: self.name}
         # --capture=sys: pytest's default fd capture would put /dev/null on the child's stdin.
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(module),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--assert=plain",
-            "--capture=sys",
-        ]
+        command = [sys.executable, "-m", "pytest", str(module), "-c", os.devnull, "--rootdir", str(module.parent)]
+        command += ["-q", "-p", "no:cacheprovider", "--assert=plain", "--capture=sys"]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, env=env
