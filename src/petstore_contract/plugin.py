@@ -157,6 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
     install(run)
     config.stash[RUN_KEY] = run
     if child_settings() is not None:
+        run.produces_shared = False
         config.pluginmanager.register(ChildSession(run.guard, settings.shared_dir), "petstore-child")
     elif not hasattr(config, "workerinput"):
         config.stash[STATE_KEY] = controller = Controller(config, run, embedded)

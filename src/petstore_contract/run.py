@@ -81,6 +81,9 @@ class Run:
         self._background: dict[str, Future[Any]] = {}
         self._starter: ThreadPoolExecutor | None = None
         self._cases_wait_for = ""
+        # False in a child process of the run (sidecar.py): it only reads what the parent set up,
+        # so that stopping it can never leave set-up half done for the others.
+        self.produces_shared = True
 
     # -- what the run is -------------------------------------------------------------------------
 
@@ -136,6 +139,8 @@ class Run:
         if not self.settings.shared_dir:
             return produce()
         result = Path(self.settings.shared_dir) / f"{key}.json"
+        if not self.produces_shared:
+            return self._wait_for(result)
         try:
             fd = os.open(str(result) + ".lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
