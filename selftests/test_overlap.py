@@ -7,6 +7,7 @@ the mechanisms: what overlaps, what a child process reports, and what never star
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -16,6 +17,7 @@ import pytest
 
 from petstore_contract.record import Exchange, Finding, Mismatch, Note, Undecided, Violation
 from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.reference.variants import REFERENCE
 from petstore_contract.selfcheck import run_suite
 from petstore_contract.sidecar import Sidecar, decode, encode
 from petstore_contract.transport import Batch, TargetProblem
@@ -149,12 +151,24 @@ def test_a_child_exits_when_its_parent_goes(tmp_path: Path) -> None:
     assert sidecar.process.wait(timeout=60) == 3
 
 
-@pytest.mark.parametrize("concurrency", ["16", "1"], ids=["child-process", "inline"])
-def test_stateful_finding_is_the_same_from_the_child(concurrency: str) -> None:
+# A target 40 ms away gets the chain in a child process (CHILD_ROUND_TRIP); one on loopback at
+# full speed, or --concurrency 1, runs it inline.
+PLACES = {
+    "child-process": (0.04, "16", "test_stateful.py"),
+    "near-target-inline": (0.0, "16", "none"),
+    "serial-inline": (0.04, "1", "none"),
+}
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_stateful_finding_is_the_same_from_the_child(place: str) -> None:
     """A fault that only the sequences see: the same clause and evidence, run in a child or inline."""
-    with BackgroundServer(build_app(KEY, fault="create_ascii_names")) as server:
+    latency, concurrency, children = PLACES[place]
+    variant = dataclasses.replace(REFERENCE, latency_seconds=latency)
+    with BackgroundServer(build_app(KEY, variant, fault="create_ascii_names")) as server:
         run = run_suite(server.base_url, KEY, "-k", "stateful", *QUICK, "--concurrency", concurrency, timeout=300)
     assert run.exit_code == 1, run.output[-3000:]
+    assert run.summary["child_processes"] == children
     assert run.violated() == {"stateful.round-trip"}
     finding = run.findings()[0]
     assert finding["test"] == "tests/test_stateful.py::test_create_read_list_sequences"

@@ -76,6 +76,8 @@ FACT_LABELS = {
     "seed": "Seed",
     "run_id": "Run id",
     "concurrency": "Concurrency",
+    "preflight_ms": "Pre-flight round trip (ms)",
+    "child_processes": "In child processes",
     "started": "Started",
     "finished": "Finished",
     "duration_s": "Duration",
