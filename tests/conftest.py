@@ -16,7 +16,7 @@ import pytest
 
 from petstore_contract import expect, store
 from petstore_contract.api import Api, Request, send_table
-from petstore_contract.plugin import whole_suite_selected
+from petstore_contract.plugin import whole_suite_selected, will_run
 from petstore_contract.record import EMPTY_STORE, PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run, active_run
 from petstore_contract.transport import Answer
@@ -221,18 +221,23 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Once the selection is known: set-up (if it has not started), then each table a selected
     test needs, in the order of the tests, one after another in the background."""
     run = active_run()
-    runnable = [i for i in session.items if not any(m.name == "skip" for m in i.iter_markers())]
+    runnable = [item for item in session.items if will_run(item)]
     if run is None or session.config.option.collectonly or not runnable:
         return
     start_set_up(run)
     needed = dict.fromkeys(n for i in runnable for n in getattr(i, "fixturenames", ()) if n in AHEAD)
     for fixture in needed:
-        run.start(fixture, lambda f=fixture: AHEAD[f](run, run.result_of("prepare", lambda: prepare(run)).seeded))
+        run.start(fixture, lambda f=fixture: AHEAD[f](run, prepared_of(run).seeded))
+
+
+def prepared_of(run: Run) -> Prepared:
+    """Set-up's outcome: as started in the background, or done now."""
+    return run.result_of("prepare", lambda: prepare(run))
 
 
 @pytest.fixture(scope="session")
 def prepared(run: Run) -> Prepared:
-    return run.result_of("prepare", lambda: prepare(run))
+    return prepared_of(run)
 
 
 @pytest.fixture(scope="session")
@@ -261,6 +266,6 @@ def set_up(request: pytest.FixtureRequest) -> None:
     """Set-up before any test (see ``prepare``).  A generated test starts drawing at once: its
     cases wait for set-up before they are sent (``Run.hold_cases_until``)."""
     run: Run = request.getfixturevalue("run")
-    drawing_first = request.node.get_closest_marker("deferred") is not None and "prepare" in run.started
+    drawing_first = request.node.get_closest_marker("deferred") is not None and run.cases_held
     if not drawing_first:
         request.getfixturevalue("prepared")

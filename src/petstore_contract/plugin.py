@@ -26,7 +26,7 @@ from petstore_contract.outcome import record_of
 from petstore_contract.record import INCONCLUSIVE, RunResult, TestRecord
 from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Run, RunSettings, install
 from petstore_contract.sidecar import MODULES as SIDECAR_MODULES
-from petstore_contract.sidecar import NAME_ENV, ChildSession, Sidecar, child_settings, key_of
+from petstore_contract.sidecar import NAME_ENV, ChildSession, Sidecar, child_settings, key_of, module_of
 from petstore_contract.spec import suite_dir
 from petstore_contract.target import KEY_ENV, TargetConfigError, resolve
 from petstore_contract.transport import TargetProblem, merge_counters
@@ -319,6 +319,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError("contract suite and clause registry disagree: " + "; ".join(problems))
 
 
+def will_run(item: pytest.Item) -> bool:
+    """A selected test that no skip marker (read-only, ...) keeps from running."""
+    return not any(mark.name == "skip" for mark in item.iter_markers())
+
+
 def whole_suite_selected(config: pytest.Config) -> bool:
     """No -k, -m or --deselect, and not --collect-only: every collected test will run."""
     option = config.option
@@ -526,7 +531,7 @@ class Controller:
         for name in SIDECAR_MODULES:
             module = suite_dir() / name
             if module.is_file():
-                self.sidecars[name] = Sidecar(module, settings, self.run.redact, self.run.settings.deadline)
+                self.sidecars[name] = Sidecar(module, settings, self.run.redact)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -537,18 +542,14 @@ class Controller:
             items.sort(key=self._order)
 
     def _order(self, item: pytest.Item) -> int:
-        if Path(str(item.path)).name in self.sidecars:
+        if module_of(item) in self.sidecars:
             return 2
         return 0 if item.get_closest_marker("deferred") is not None else 1
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Tell each child which of its module's tests were selected; stop those with none."""
         for name, sidecar in list(self.sidecars.items()):
-            keys = [
-                key_of(item)
-                for item in session.items
-                if Path(str(item.path)).name == name and not any(m.name == "skip" for m in item.iter_markers())
-            ]
+            keys = [key_of(item) for item in session.items if module_of(item) == name and will_run(item)]
             if keys:
                 sidecar.select(keys)
             else:
@@ -557,7 +558,7 @@ class Controller:
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
         """A test that runs in a child process: wait for it there and raise what it raised."""
-        sidecar = self.sidecars.get(Path(str(pyfuncitem.path)).name)
+        sidecar = self.sidecars.get(module_of(pyfuncitem))
         if sidecar is None:
             return None
         sidecar.raise_outcome(key_of(pyfuncitem))

@@ -188,11 +188,6 @@ class Run:
             self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="petstore-ahead")
         self._background[key] = self._starter.submit(produce)
 
-    @property
-    def started(self) -> set[str]:
-        """The keys of the work started ahead (``start``)."""
-        return set(self._background)
-
     def result_of(self, key: str, produce: Callable[[], T]) -> T:
         """What was started for ``key`` (its exception, if it raised), or ``produce()`` now if nothing was."""
         future = self._background.get(key)
@@ -254,6 +249,11 @@ class Run:
         """Generated cases go out only once the work started for ``key`` is done (e.g. set-up);
         Hypothesis draws them meanwhile."""
         self._cases_wait_for = key
+
+    @property
+    def cases_held(self) -> bool:
+        """Generated cases wait for work started ahead (``hold_cases_until``) before they go out."""
+        return self._cases_wait_for in self._background
 
     def _judged(self, case: Any) -> list[Finding]:
         held = self._background.get(self._cases_wait_for) if self._cases_wait_for else None

@@ -48,6 +48,11 @@ GRACE = 30.0  # seconds past the run budget for a child's last request to time o
 SELECTED = "selected.json"
 
 
+def module_of(item: pytest.Item) -> str:
+    """The file name of a test's module (``MODULES`` names them so)."""
+    return Path(str(item.path)).name
+
+
 def key_of(item: pytest.Item) -> str:
     """A test's name within its module: the same in the parent and in the child (rootdirs differ)."""
     return item.nodeid.split("::", 1)[-1]
@@ -110,11 +115,9 @@ def _outcome_path(directory: Path, key: str) -> Path:
 class Sidecar:
     """One test module in a child process; ``raise_outcome(key)`` waits for a test and raises what it raised."""
 
-    def __init__(
-        self, module: Path, settings: dict[str, Any], redact: Callable[[str], str], deadline: float | None = None
-    ) -> None:
+    def __init__(self, module: Path, settings: dict[str, Any], redact: Callable[[str], str]) -> None:
         self.module = module
-        self.deadline = deadline  # the run budget's end (time.time()); the child's requests obey it too
+        self.deadline: float | None = settings.get("deadline")  # the run budget's end; the child obeys it too
         self.name = f"sidecar-{module.stem}"
         self.directory = Path(settings["shared_dir"]) / self.name
         self.directory.mkdir(parents=True, exist_ok=True)

@@ -853,9 +853,9 @@ class Transport:
         the items one after another in the calling thread.
         """
         work = list(items)
-        with self.batch(fn, len(work)) as batch:
-            for item in work:
-                batch.submit(item)
+        batch = self.batch(fn, len(work))
+        for item in work:
+            batch.submit(item)
         return batch.results()
 
     def batch(self, fn: Callable[[T], R], size: int | None = None) -> Batch[T, R]:
@@ -910,9 +910,3 @@ class Batch(Generic[T, R]):
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True)
-
-    def __enter__(self) -> Batch[T, R]:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
