@@ -14,10 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
+from schemathesis import GenerationMode
 
+from petstore_contract import generated
 from petstore_contract.record import Exchange, Finding, Mismatch, Note, Undecided, Violation
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
+from petstore_contract.run import Run, RunSettings
 from petstore_contract.selfcheck import run_suite
 from petstore_contract.sidecar import Sidecar, decode, encode
 from petstore_contract.transport import Batch, TargetProblem
@@ -75,6 +78,50 @@ def test_batch_of_one_worker_runs_in_the_submitting_thread_at_once() -> None:
     assert seen == [(7, threading.current_thread().name)]  # before results(): today's serial order
     batch.submit(8)
     assert batch.results() == [7, 8]
+
+
+# -- a generated test asks each distinct request once ---------------------------------------------------
+
+
+def test_a_generated_test_sends_a_repeated_request_once() -> None:
+    app = build_app(KEY)
+    with BackgroundServer(app) as server:
+        settings = RunSettings(
+            target_name="local", base_url=server.base_url, key_env="PETSTORE_API_KEY", read_only=False
+        )
+        run = Run(settings, KEY)
+        try:
+            schema = run.schema(GenerationMode.POSITIVE)
+            orders = schema["/store/orders"]["GET"]
+            pets = schema["/pets"]["GET"]
+            in_order = [
+                pets.Case(query={"limit": 5, "status": "sold"}),
+                pets.Case(query={"status": "sold", "limit": 5}),
+            ]
+            for _test in range(2):  # each test asks again what the one before asked
+                run.defer()
+                for case in (orders.Case(), orders.Case(), *in_order, pets.Case(query={"limit": 5, "status": "sold"})):
+                    run.call_and_judge(case)
+                run.judge_deferred()
+            counters = run.guard.counters()
+        finally:
+            run.close()
+    # Per test: orders once, the two query orders (different bytes on the wire) once each.
+    assert (app.state.store.request_count, counters["requests"], counters["repeats_not_sent"]) == (6, 6, 4)
+
+
+def test_a_request_without_the_key_is_not_the_same_as_one_with_it() -> None:
+    run = Run(RunSettings("local", "http://127.0.0.1:9/v1", "PETSTORE_API_KEY", read_only=True), KEY)
+    try:
+        orders = run.schema(GenerationMode.NEGATIVE)["/store/orders"]["GET"]
+        with_key = generated.request_fingerprint(
+            orders.Case(), run.settings.base_url, {"Authorization": "Bearer " + KEY}
+        )
+        other_key = generated.request_fingerprint(orders.Case(), run.settings.base_url, {"Authorization": "Bearer x"})
+        assert with_key != other_key
+        assert KEY not in with_key  # a digest: the key is never kept in the clear
+    finally:
+        run.close()
 
 
 # -- what a job in a child process raised, as data ------------------------------------------------------

@@ -162,6 +162,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
     first.count_sent("POST")
     second.count_sent("delete")
     second.count_throttled(1.5)
+    second.count_repeat()
     first.write_counters(tmp_path / "counters-gw0.json")
     second.write_counters(tmp_path / "counters-gw1.json")
     (tmp_path / "unrelated.json").write_text('{"requests": 100}')
@@ -171,6 +172,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "no_answer": 0,
         "throttled": 1,
         "throttle_wait_s": 1.5,
+        "repeats_not_sent": 1,
     }
 
 
@@ -208,6 +210,7 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
         "no_answer": 0,
         "throttled": 0,
         "throttle_wait_s": 0.0,
+        "repeats_not_sent": 0,
     }
 
 

@@ -78,6 +78,7 @@ class Run:
         self.api = Api(self.transport, api_key)
         self._names = count()
         self.deferred: Batch[Any, list[Finding]] | None = None
+        self._asked: set[str] = set()  # what the deferred test's cases sent so far (digests)
         self._background: dict[str, Future[Any]] = {}
         self._starter: ThreadPoolExecutor | None = None
         self._cases_wait_for = ""
@@ -215,14 +216,28 @@ class Run:
     def call_and_judge(self, case: Any) -> None:
         """Send and judge a generated case; while ``deferring``, send it on the pool (see ``judge_deferred``)."""
         if self.deferred is not None:
-            self.deferred.submit(case)
+            if not self._asked_before(case):
+                self.deferred.submit(case)
             return
         response = case.call(**self.call_kwargs())
         self.judge_response(case, response)
 
+    def _asked_before(self, case: Any) -> bool:
+        """The same request was already sent (and judged) in this test: Hypothesis often draws a value
+        again, e.g. when it mutates an example into an identical request, or for an operation with
+        nothing to vary (GET /store/orders).  Sending it again adds requests, writes and time, not checks."""
+        digest = generated.request_fingerprint(case, self.settings.base_url, {"Authorization": self.api.fill(VALID)})
+        if digest in self._asked:
+            self.guard.count_repeat()
+            return True
+        self._asked.add(digest)
+        return False
+
     def defer(self) -> None:
-        """Hypothesis draws a test's cases without waiting on the network; each goes out as it is drawn."""
+        """Hypothesis draws a test's cases without waiting on the network; each goes out as it is drawn,
+        unless the test already asked exactly that (see ``_asked_before``)."""
         self.deferred = self.transport.batch(self._judged)
+        self._asked = set()
 
     def judge_deferred(self) -> None:
         """Wait for the test's cases, sent side by side on the run's pool; raise every finding, each on its clause.

@@ -306,7 +306,7 @@ class RunGuard:
         self._streak = 0
         self._open: str | None = None
         self._first = ""
-        self._counts = {"requests": 0, "writes": 0, "no_answer": 0, "throttled": 0}
+        self._counts = {"requests": 0, "writes": 0, "no_answer": 0, "throttled": 0, "repeats_not_sent": 0}
         self._waited = 0.0
 
     @classmethod
@@ -427,13 +427,19 @@ class RunGuard:
             if method.upper() not in READ_METHODS:
                 self._counts["writes"] += 1
 
+    def count_repeat(self) -> None:
+        """A generated case that would have asked again what its test already asked: not sent."""
+        with self._lock:
+            self._counts["repeats_not_sent"] += 1
+
     def count_throttled(self, waited: float) -> None:
         with self._lock:
             self._counts["throttled"] += 1
             self._waited += waited
 
     def counters(self) -> dict[str, Any]:
-        """``requests`` sent, ``writes`` (not GET/HEAD/OPTIONS), ``no_answer``, ``throttled``, ``throttle_wait_s``."""
+        """``requests`` sent, ``writes`` (not GET/HEAD/OPTIONS), ``no_answer``, ``throttled``, ``throttle_wait_s``,
+        ``repeats_not_sent`` (generated cases identical to one their test sent)."""
         with self._lock:
             return {**self._counts, "throttle_wait_s": round(self._waited, 3)}
 
@@ -448,7 +454,8 @@ class RunGuard:
 
 def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes)."""
-    total: dict[str, Any] = {"requests": 0, "writes": 0, "no_answer": 0, "throttled": 0, "throttle_wait_s": 0.0}
+    total: dict[str, Any] = {"requests": 0, "writes": 0, "no_answer": 0, "throttled": 0, "repeats_not_sent": 0}
+    total["throttle_wait_s"] = 0.0
     for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
         data = json.loads(path.read_text(encoding="utf-8"))
         for name, value in data.items():

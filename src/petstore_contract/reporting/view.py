@@ -86,6 +86,7 @@ FACT_LABELS = {
     "no_answer": "Requests unanswered",
     "throttled": "Throttled answers",
     "throttle_wait_s": "Waited for throttling",
+    "repeats_not_sent": "Repeated generated cases, not sent again",
     "suite_version": "Suite version",
     "spec_sha256": "Spec SHA-256",
     "key_env": "API key from",
@@ -96,7 +97,8 @@ TIMES = "\u00d7"  # the multiplication sign of a folded count: "\u00d712"
 LINE = 240
 REASON_LIMIT = 500  # the verdict line's reason
 FACT_LIMIT = 300
-COUNTED_FACTS = frozenset({"requests", "writes", "no_answer", "throttled", "concurrency"})  # shown as 1,873
+# shown as 1,873
+COUNTED_FACTS = frozenset({"requests", "writes", "no_answer", "throttled", "concurrency", "repeats_not_sent"})
 REPLAY_LIMIT = 4_000  # a one-line value (a why, a terminal line) is cut here
 NAMES_SHOWN = 5
 
