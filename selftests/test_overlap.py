@@ -201,7 +201,7 @@ def test_a_child_exits_when_its_parent_goes(tmp_path: Path) -> None:
 # A target 40 ms away gets the chain in a child process (CHILD_ROUND_TRIP); one on loopback at
 # full speed, or --concurrency 1, runs it inline.
 PLACES = {
-    "child-process": (0.04, "16", "test_stateful.py"),
+    "child-process": (0.04, "16", "test_stateful.py in 2 child processes"),
     "near-target-inline": (0.0, "16", "none"),
     "serial-inline": (0.04, "1", "none"),
 }
@@ -217,8 +217,10 @@ def test_stateful_finding_is_the_same_from_the_child(place: str) -> None:
     assert run.exit_code == 1, run.output[-3000:]
     assert run.summary["child_processes"] == children
     assert run.violated() == {"stateful.round-trip"}
+    # Each walk (one per child far from the target) finds it on its own.
+    walks = {f"tests/test_stateful.py::test_create_read_list_sequences[walk-{n}]" for n in (1, 2)}
+    assert {f["test"] for f in run.findings()} == walks
     finding = run.findings()[0]
-    assert finding["test"] == "tests/test_stateful.py::test_create_read_list_sequences"
     assert finding["exchange"]["method"] in ("POST", "GET") and "?" in finding["observed"]
     assert KEY not in run.output and KEY not in json.dumps(run.summary)
     assert run.count("requests") > 0 and run.count("writes") > 0  # the child's requests are counted

@@ -1,6 +1,9 @@
 """Stateful sequences (Schemathesis state machine over the spec's links): create → read → list.
 
-Along every hop each field survives exactly and ids are never reused (§2, §4.1-§4.3).
+Along every hop each field survives exactly and ids are never reused (§2, §4.1-§4.3).  The
+profile's state-machine runs are split into ``WALKS`` independent walks, each a test with its own
+seed: a walk is a chain of round trips, so far from the target a concurrent run walks them side
+by side in child processes (``petstore_contract.sidecar``); elsewhere they run one after the other.
 """
 
 from __future__ import annotations
@@ -8,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 from schemathesis import GenerationMode
 
 from petstore_contract.generated import CUSTOM_CHECKS
@@ -17,6 +20,7 @@ from petstore_contract.run import current_run
 
 FIELDS = ("name", "categoryId", "status")
 CLAUSE = "stateful.round-trip"
+WALKS = 2
 
 
 def _body(response: Any) -> Any:
@@ -68,8 +72,9 @@ class RoundTrip:
                     raise self.fail(response, f"id {item['id']} listed with {field}={value!r}", f"{item.get(field)!r}")
 
 
-def run_sequences() -> None:
-    """The state machine over the spec's links, derandomized: the same seed walks the same sequences."""
+def run_sequences(walk: int) -> None:
+    """One walk of the state machine over the spec's links: the run's seed and the walk's number
+    pick its sequences (the same seed walks the same sequences)."""
     run = current_run()
     schema = run.schema(GenerationMode.POSITIVE)
     seen = RoundTrip(run.exchange_of)
@@ -94,11 +99,11 @@ def run_sequences() -> None:
             )
 
     profile = run.profile
-    Sequences.run(
+    walker = seed(run.settings.seed * WALKS + walk)(Sequences)
+    walker.run(
         settings=settings(
-            max_examples=profile.stateful_examples,
+            max_examples=-(-profile.stateful_examples // WALKS),  # the profile's runs, dealt out
             stateful_step_count=profile.stateful_steps,
-            derandomize=True,
             database=None,
             deadline=None,
             suppress_health_check=list(HealthCheck),
@@ -112,7 +117,8 @@ def run_sequences() -> None:
 @pytest.mark.generated
 @pytest.mark.writes
 @pytest.mark.clause(CLAUSE)
-def test_create_read_list_sequences() -> None:
+@pytest.mark.parametrize("walk", range(WALKS), ids=[f"walk-{n + 1}" for n in range(WALKS)])
+def test_create_read_list_sequences(walk: int) -> None:
     # Inline, not in a background thread: Hypothesis running in two threads at once trips a CPython
     # 3.11 bug ("AST constructor recursion depth mismatch") when it reads a strategy's source.
-    run_sequences()
+    run_sequences(walk)

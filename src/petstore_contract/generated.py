@@ -157,9 +157,9 @@ TEST_CASE_HEADER = "x-schemathesis-testcaseid"  # a fresh id per case: not part 
 def request_fingerprint(case: Any, base_url: str, headers: dict[str, str]) -> str:
     """A digest of the request ``case.call(base_url=..., headers=...)`` sends, as Schemathesis serialises it
     (excluded headers already removed); a digest, so that the key is never kept in the clear."""
-    sent = case.as_transport_kwargs(base_url=base_url, headers=headers)
-    headers = sent.get("headers", {}).items()
-    sent["headers"] = sorted((k.lower(), v) for k, v in headers if k.lower() != TEST_CASE_HEADER)
+    sent: dict[str, Any] = case.as_transport_kwargs(base_url=base_url, headers=headers)
+    on_wire = sent.get("headers", {}).items()
+    sent["headers"] = sorted((k.lower(), v) for k, v in on_wire if k.lower() != TEST_CASE_HEADER)
     # Keys keep their order: a body or query with the same members in another order is another request.
     text = json.dumps(sent, default=repr)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

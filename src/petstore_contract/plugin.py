@@ -484,7 +484,8 @@ class Controller:
         self.result: RunResult | None = None
         self.paths: dict[str, Path] = {}
         self.preflight = ""
-        self.sidecars: dict[str, Sidecar] = {}  # module name -> its child process
+        self.sidecars: dict[str, list[Sidecar]] = {}  # module name -> its child processes
+        self.placed: dict[str, Sidecar] = {}  # a selected test's node id -> the child that runs it
         self.round_trip = 0.0  # seconds the pre-flight request took
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -509,7 +510,7 @@ class Controller:
         if self.preflight:
             lines.append(f"petstore PROBLEM: {self.preflight}")
         elif self.run.settings.concurrency > 1:
-            where = ", ".join(f"{name} in a child process" for name in self.sidecars) or "every test in this process"
+            where = self.children() or "every test in this process"
             lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms; {where}")
         return lines
 
@@ -528,10 +529,15 @@ class Controller:
         if self.run.settings.concurrency <= 1 or distributed or option.collectonly or near:
             return
         settings = self.run.settings.to_dict()
-        for name in SIDECAR_MODULES:
+        for name, children in SIDECAR_MODULES.items():
             module = suite_dir() / name
             if module.is_file():
-                self.sidecars[name] = Sidecar(module, settings, self.run.redact)
+                self.sidecars[name] = [Sidecar(module, settings, self.run.redact, n + 1) for n in range(children)]
+
+    def children(self) -> str:
+        """Where the child processes run what, e.g. "test_stateful.py in 2 child processes"."""
+        counts = {name: len(children) for name, children in self.sidecars.items() if children}
+        return ", ".join(f"{name} in {n} child process{'es' if n > 1 else ''}" for name, n in counts.items())
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -547,27 +553,33 @@ class Controller:
         return 0 if item.get_closest_marker("deferred") is not None else 1
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Tell each child which of its module's tests were selected; stop those with none."""
-        for name, sidecar in list(self.sidecars.items()):
-            keys = [key_of(item) for item in session.items if module_of(item) == name and will_run(item)]
-            if keys:
-                sidecar.select(keys)
-            else:
-                self.sidecars.pop(name).stop()
+        """Deal each module's selected tests out among its children; stop the children with none."""
+        for name, children in self.sidecars.items():
+            selected = [item for item in session.items if module_of(item) == name and will_run(item)]
+            for number, child in enumerate(children):
+                share = selected[number :: len(children)]
+                self.placed |= {item.nodeid: child for item in share}
+                if share:
+                    child.select([key_of(item) for item in share])
+                else:
+                    child.stop()
+            children[:] = [child for child in children if child in self.placed.values()]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
         """A test that runs in a child process: wait for it there and raise what it raised."""
-        sidecar = self.sidecars.get(module_of(pyfuncitem))
+        sidecar = self.placed.get(pyfuncitem.nodeid)
         if sidecar is None:
             return None
         sidecar.raise_outcome(key_of(pyfuncitem))
         return True
 
     def stop_sidecars(self) -> None:
-        for sidecar in self.sidecars.values():
-            sidecar.stop()
+        for children in self.sidecars.values():
+            for sidecar in children:
+                sidecar.stop()
         self.sidecars.clear()
+        self.placed.clear()
 
     def check_target(self) -> str:
         """One request before the run, so an unusable target or key is named once, in one line."""
@@ -628,7 +640,7 @@ class Controller:
         return self.result.exit_code
 
     def _processes(self) -> dict[str, Any]:
-        return {"preflight_ms": round(self.round_trip * 1000), "child_processes": ", ".join(self.sidecars) or "none"}
+        return {"preflight_ms": round(self.round_trip * 1000), "child_processes": self.children() or "none"}
 
     def _counters(self) -> dict[str, Any]:
         shared = self.run.settings.shared_dir

@@ -8,11 +8,12 @@ the run, whatever the distance to the target, and use the other cores.
 
 How, with files in the run's shared directory and no other channel:
 
-- at session start the parent starts ``python -m pytest <module>`` with the run's settings in
-  ``PETSTORE_SIDECAR_SETTINGS`` (the key stays in its own variable, as for xdist workers); the
-  child collects its module while the parent collects the suite;
-- once the parent has collected, it writes which of the module's tests were selected
-  (``-k``, ``-m``, read-only); the child runs exactly those, or is stopped when none were;
+- at session start the parent starts ``python -m pytest <module>`` (as many as ``MODULES`` says)
+  with the run's settings in ``PETSTORE_SIDECAR_SETTINGS`` (the key stays in its own variable, as
+  for xdist workers); the child collects its module while the parent collects the suite;
+- once the parent has collected, it deals the module's selected tests (``-k``, ``-m``, read-only)
+  out among the module's children and writes each its share; a child runs exactly those, or is
+  stopped when it got none;
 - the child's set-up waits for the parent's (``Run.once``): it writes nothing before set-up is done;
 - after each test the child writes its request counters and then what the test raised, as data
   (``encode``); the parent's test of the same name raises it again (``decode``), so the parent's
@@ -41,8 +42,10 @@ from petstore_contract.transport import RunGuard, TargetProblem
 
 SETTINGS_ENV = "PETSTORE_SIDECAR_SETTINGS"
 NAME_ENV = "PETSTORE_SIDECAR_NAME"
-# The suite's modules that run in a child process each when the run is concurrent.
-MODULES = ("test_stateful.py",)
+# The suite's modules that run in child processes when the run is concurrent, and how many
+# children each gets: the module's selected tests are dealt out among them (test_stateful.py has
+# two independent walks, each a chain of round trips).
+MODULES = {"test_stateful.py": 2}
 POLL = 0.01
 GRACE = 30.0  # seconds past the run budget for a child's last request to time out and report
 SELECTED = "selected.json"
@@ -115,10 +118,10 @@ def _outcome_path(directory: Path, key: str) -> Path:
 class Sidecar:
     """One test module in a child process; ``raise_outcome(key)`` waits for a test and raises what it raised."""
 
-    def __init__(self, module: Path, settings: dict[str, Any], redact: Callable[[str], str]) -> None:
+    def __init__(self, module: Path, settings: dict[str, Any], redact: Callable[[str], str], number: int = 1) -> None:
         self.module = module
         self.deadline: float | None = settings.get("deadline")  # the run budget's end; the child obeys it too
-        self.name = f"sidecar-{module.stem}"
+        self.name = f"sidecar-{module.stem}-{number}"
         self.directory = Path(settings["shared_dir"]) / self.name
         self.directory.mkdir(parents=True, exist_ok=True)
         self.redact = redact
