@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from petstore_contract import expect, store
-from petstore_contract.api import Api, Request, send_table
+from petstore_contract.api import Request, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.run import Run
@@ -169,12 +169,56 @@ def _created_or_blocked(answer: Answer, clause: str) -> None:
         raise undecided(clause, PRECONDITION, reason, blocked_by="create.created")
 
 
+@ahead("fresh")
+def _fresh(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    """Six more animals, for the ids they are given."""
+    table = {
+        str(n): Request("POST", "/pets", json_body=run.new_pet("id", store.STATUSES[n % 3], categoryId=n))
+        for n in range(6)
+    }
+    return run.once_answers("fresh", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def fresh(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    answers: dict[str, Answer] = sent_ahead(run, "fresh", seeded)
+    return answers
+
+
+def _ghost_bodies(run: Run) -> dict[str, dict[str, Any]]:
+    """Invalid bodies with a valid status (the same names in every process of the run)."""
+    return {
+        "type": {"name": run.name("ghost-type"), "categoryId": "7", "status": "sold"},
+        "required": {"name": run.name("ghost-required"), "status": "sold"},
+        "float": {"name": run.name("ghost-float"), "categoryId": 7.5, "status": "sold"},
+    }
+
+
+@ahead("ghosts")
+def _ghosts(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    """The invalid bodies, then (once they are answered) the sold page and an unfiltered one."""
+
+    def send() -> dict[str, Answer]:
+        posts = {key: Request("POST", "/pets", json_body=body) for key, body in _ghost_bodies(run).items()}
+        lists = {
+            "sold": Request("GET", "/pets", params={"status": "sold", "limit": 100}),
+            "unfiltered": Request("GET", "/pets", params={"limit": 100}),
+        }
+        return send_table(run.api, posts) | send_table(run.api, lists)
+
+    return run.once_answers("ghosts", send)
+
+
+@pytest.fixture(scope="module")
+def ghosts(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    answers: dict[str, Answer] = sent_ahead(run, "ghosts", seeded)
+    return answers
+
+
 @pytest.mark.clause("create.id")
-def test_ids_are_int64_and_never_repeat(api: Api, run: Run, judge: Judge, seeded: Any) -> None:
-    bodies = [run.new_pet("id", store.STATUSES[n % 3], categoryId=n) for n in range(6)]
-    answers = api.map(lambda body: api.post("/pets", json_body=body), bodies)
+def test_ids_are_int64_and_never_repeat(fresh: dict[str, Answer], judge: Judge, seeded: Any) -> None:
     ids: dict[Any, Answer] = {int(pet_id): None for pet_id in seeded.sent}  # type: ignore[misc]
-    created = [a for a in answers if a.status == 201]
+    created = [a for a in fresh.values() if a.status == 201]
     if not created:
         raise undecided("create.id", PRECONDITION, "POST /pets created nothing", blocked_by="create.created")
     for answer in created:
@@ -243,20 +287,12 @@ def test_body_that_is_not_a_json_object_is_rejected(sent: Sent, judge: Judge, na
 
 
 @pytest.mark.clause("create.reject.nothing-created")
-def test_rejected_body_creates_nothing(api: Api, run: Run, judge: Judge) -> None:
+def test_rejected_body_creates_nothing(ghosts: dict[str, Answer], run: Run, judge: Judge) -> None:
     """Rejected bodies carrying a valid status, then that status's page: none of them is listed."""
-    bodies = [
-        {"name": run.name("ghost-type"), "categoryId": "7", "status": "sold"},
-        {"name": run.name("ghost-required"), "status": "sold"},
-        {"name": run.name("ghost-float"), "categoryId": 7.5, "status": "sold"},
-    ]
-    answers = api.map(lambda body: api.post("/pets", json_body=body), bodies)
-    rejected = {body["name"] for body, answer in zip(bodies, answers, strict=True) if answer.status == 400}
+    rejected = {body["name"] for key, body in _ghost_bodies(run).items() if ghosts[key].status == 400}
     if not rejected:
         raise undecided("create.reject.nothing-created", PRECONDITION, "no body was rejected", "create.reject.types")
-    sold, unfiltered = api.map(
-        lambda params: api.get("/pets", params=params), [{"status": "sold", "limit": 100}, {"limit": 100}]
-    )
+    sold, unfiltered = ghosts["sold"], ghosts["unfiltered"]
     try:
         listed, cap = expect.pet_list(sold), len(expect.pet_list(unfiltered))
     except Mismatch:

@@ -10,14 +10,29 @@ from __future__ import annotations
 import pytest
 
 from petstore_contract import expect
-from petstore_contract.api import Api
+from petstore_contract.api import Request, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import Mismatch
+from petstore_contract.run import Run
+from petstore_contract.transport import Answer
+
+from .conftest import Seeded, ahead, sent_ahead
+
+
+@ahead("orders")
+def _orders(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    return run.once_answers("orders", lambda: send_table(run.api, {"orders": Request("GET", "/store/orders")}))
+
+
+@pytest.fixture(scope="module")
+def orders(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    answers: dict[str, Answer] = sent_ahead(run, "orders", seeded)
+    return answers
 
 
 @pytest.mark.clause("orders.available")
-def test_orders_answer_an_authorised_client(api: Api, judge: Judge) -> None:
-    answer = api.get("/store/orders")
+def test_orders_answer_an_authorised_client(orders: dict[str, Answer], judge: Judge) -> None:
+    answer = orders["orders"]
     with judge("orders.available"):
         if answer.status == 404:
             raise Mismatch("the operation to exist (§4.4)", "HTTP 404", answer.exchange)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from petstore_contract import expect
-from petstore_contract.api import Api, Request, send_table
+from petstore_contract.api import Request, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, Exchange, Mismatch, undecided
 from petstore_contract.run import Run
@@ -78,17 +78,29 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
 
 
 @pytest.mark.clause("read.not-found")
-def test_unknown_id_error_body(api: Api, judge: Judge, seeded: Seeded) -> None:
-    for pet_id, probe in seeded.probes.items():
-        if probe["status"] == 404:
-            answer = api.get(f"/pets/{pet_id}")
-            if answer.status == 404:
-                with judge("errors.body"):
-                    expect.error_body(answer)
-                with judge("json.content-type"):
-                    expect.json_media_type(answer)
-                return
+def test_unknown_id_error_body(unknown: dict[str, Answer], judge: Judge) -> None:
+    for answer in unknown.values():  # in the order set-up probed them
+        if answer.status == 404:
+            with judge("errors.body"):
+                expect.error_body(answer)
+            with judge("json.content-type"):
+                expect.json_media_type(answer)
+            return
     raise undecided("errors.body", STORE_TOO_LARGE, "no probed id answered 404")
+
+
+@ahead("unknown")
+def _unknown(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    """The ids that set-up's probes found unknown, asked again side by side."""
+    table = {pet_id: Request("GET", f"/pets/{pet_id}") for pet_id, probe in seeded.probes.items()}
+    table = {pet_id: req for pet_id, req in table.items() if seeded.probes[pet_id]["status"] == 404}
+    return run.once_answers("unknown", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def unknown(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    answers: dict[str, Answer] = sent_ahead(run, "unknown", seeded)
+    return answers
 
 
 @ahead("malformed")
