@@ -23,6 +23,7 @@ import requests
 
 from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS, BackgroundServer, Variant, build_app
 from petstore_contract.reference.__main__ import parse_args, variant_of
+from petstore_contract.reference.child import ChildServer
 from petstore_contract.reference.faults import RFC_QUOTES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -622,3 +623,31 @@ def test_bad_knobs_get_one_line(capsys: pytest.CaptureFixture[str], argv: list[s
         parse_args(argv)
     err = capsys.readouterr().err
     assert exited.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+# -- the embedded reference in a child process of the run -------------------------------------------
+
+
+def test_child_server_answers_from_the_moment_it_is_made_and_leaves_nothing() -> None:
+    server = ChildServer(KEY)
+    try:
+        # Listening before the child is up: the first request waits in the queue, it is not refused.
+        answer = requests.get(f"{server.base_url}/pets", headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
+        assert answer.status_code == 200 and answer.json() == []
+        assert server.problem() == ""
+    finally:
+        server.stop()
+    assert server.process.returncode == 0  # it left when its stdin closed
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{server.base_url}/pets", timeout=TIMEOUT)
+
+
+def test_a_child_server_that_dies_is_one_line() -> None:
+    server = ChildServer(KEY)
+    try:
+        server.process.kill()
+        server.process.wait(timeout=TIMEOUT)
+        problem = server.problem()
+    finally:
+        server.stop()
+    assert problem.startswith("the embedded reference server exited with code -9: ") and "\n" not in problem

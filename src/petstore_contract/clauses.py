@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib.resources import files
 
 
@@ -22,9 +22,9 @@ class Clause:
         """interface (the Pet Store document) or rfc (an HTTP RFC the document relies on)."""
         return "rfc" if "RFC" in self.section else "interface"
 
-    @property
+    @cached_property
     def marker_names(self) -> tuple[str, ...]:
-        """Markers derived from the clause, for ``-m`` selection."""
+        """Markers derived from the clause, for ``-m`` selection (asked for every test's every clause)."""
         names = [self.level.lower()]
         if self.source == "rfc":
             names.append("rfc")

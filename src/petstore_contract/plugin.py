@@ -244,11 +244,11 @@ def _check_options(option: Any) -> None:
 
 
 def _start_embedded(read_only: bool) -> tuple[Any, Any]:
-    from petstore_contract.reference import BackgroundServer, build_app
+    from petstore_contract.reference.child import ChildServer
     from petstore_contract.target import Target
 
     key = secrets.token_urlsafe(24)
-    server = BackgroundServer(build_app(key)).start()
+    server = ChildServer(key)  # listening already; it accepts once its process is up
     # xdist workers inherit the environment; the key never goes on a command line.
     os.environ[KEY_ENV] = key
     return Target("embedded", server.base_url, key, read_only), server
@@ -511,21 +511,23 @@ class Controller:
             lines.append(f"petstore PROBLEM: {self.preflight}")
         elif self.run.settings.concurrency > 1:
             where = self.children() or "every test in this process"
-            lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms; {where}")
+            start_up = " (the embedded reference's start-up included)" if self.embedded is not None else ""
+            lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms{start_up}; {where}")
         return lines
 
     def start_sidecars(self) -> None:
         """The Hypothesis-driven modules in child processes of their own (``sidecar``), started now so
         that they collect while this process does.
 
-        Only when the pre-flight request took ``CHILD_ROUND_TRIP`` or longer: near the target the
-        chain costs less than a child's start-up (measured: same wall time at 0 ms, 2-3 s more
-        CPU).  Not at ``--concurrency 1`` (today's order), not under xdist (the workers are the
-        parallelism) and not for ``--collect-only``.
+        Only when the pre-flight request took ``CHILD_ROUND_TRIP`` or longer (never for the embedded
+        reference, on loopback): near the target the chain costs less than a child's start-up
+        (measured: same wall time at 0 ms, 2-3 s more CPU).  Not at ``--concurrency 1`` (today's
+        order), not under xdist (the workers are the parallelism) and not for ``--collect-only``.
         """
         option = self.config.option
         distributed = getattr(option, "dist", "no") != "no" and getattr(option, "numprocesses", None)
-        near = self.round_trip < CHILD_ROUND_TRIP
+        # The embedded reference is on loopback: its pre-flight time is its process's start-up.
+        near = self.embedded is not None or self.round_trip < CHILD_ROUND_TRIP
         if self.run.settings.concurrency <= 1 or distributed or option.collectonly or near:
             return
         settings = self.run.settings.to_dict()
@@ -587,7 +589,7 @@ class Controller:
         try:
             answer = self.run.api.get("/pets", params={"limit": 1})
         except TargetProblem as exc:
-            return str(exc)
+            return (self.embedded.problem() if self.embedded is not None else "") or str(exc)
         finally:
             self.round_trip = time.monotonic() - started
         if answer.status == 401:
