@@ -466,7 +466,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     shared = run.settings.shared_dir
     if shared:
-        name = os.environ.get(NAME_ENV) or os.environ.get("PYTEST_XDIST_WORKER", "controller")
+        # The worker id from xdist's workerinput, not its environment variable: a suite run started
+        # from inside an xdist worker (the self-tests under -n) inherits that variable.
+        worker = getattr(session.config, "workerinput", {}).get("workerid")
+        name = os.environ.get(NAME_ENV) or worker or "controller"
         run.guard.write_counters(Path(shared) / f"counters-{name}.json")
     state = session.config.stash.get(STATE_KEY, None)
     if state is not None:
