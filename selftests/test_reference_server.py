@@ -251,6 +251,11 @@ def probe_name_collision(api: Api) -> bool:
     return api.read(second["id"]).json().get("categoryId") != 2
 
 
+def probe_latin1_store(api: Api) -> bool:
+    created = api.post({"name": "Ŝnuĉjo 猫", "categoryId": 1}).json()  # the echo is exact
+    return created["name"] == "Ŝnuĉjo 猫" and api.read(created["id"]).json()["name"] != "Ŝnuĉjo 猫"
+
+
 # One case per fault: a probe that is True when the misbehaviour the fault names is seen.
 CASES: dict[str, Callable[[Api], bool]] = {
     # GET /pets: shape
@@ -383,6 +388,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "list_500_on_filtered_small_page": server_error("GET", "/pets", params={"status": "sold", "limit": 5}),
     "read_500_on_negative_id": server_error("GET", "/pets/-5"),
     "read_by_name_collision": probe_name_collision,
+    "store_latin1_names": probe_latin1_store,
     # GET /store/orders
     "orders_404": lambda api: api.get("/store/orders").status_code != 200,
     "orders_500": lambda api: api.get("/store/orders").status_code != 200,
