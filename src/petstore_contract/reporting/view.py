@@ -76,7 +76,7 @@ FACT_LABELS = {
     "seed": "Seed",
     "run_id": "Run id",
     "concurrency": "Concurrency",
-    "preflight_ms": "Pre-flight round trip (ms)",
+    "preflight_ms": "Pre-flight request (ms)",
     "child_processes": "In child processes",
     "started": "Started",
     "finished": "Finished",
