@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -92,7 +92,7 @@ def seed(run: Run, api: Api) -> Seeded:
     # The suite's own animals come last, when the store holds the most it will during set-up.
     created += api.map(lambda body: api.post("/pets", json_body=body), bodies[fillers:])
     for body, answer in zip(bodies, created, strict=True):
-        pet = _created(answer)
+        pet = created_pet(answer)
         if pet is None:
             seeded.problem = f"POST /pets answered {answer.status}: the suite could not create its animals"
             continue
@@ -105,7 +105,7 @@ def seed(run: Run, api: Api) -> Seeded:
     return seeded
 
 
-def _created(answer: Answer) -> dict[str, Any] | None:
+def created_pet(answer: Answer) -> dict[str, Any] | None:
     if answer.status != 201:
         return None
     try:
@@ -203,23 +203,23 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
 
 # Tables of requests that a module's fixture answers from, by fixture name (see ``ahead``).
 AHEAD: dict[str, Callable[[Run, Seeded], Any]] = {}
-Table = TypeVar("Table", bound=Callable[[Run, Seeded], Any])
 
 
-def ahead(fixture: str) -> Callable[[Table], Table]:
-    """Registers the table behind ``fixture``: sent in the background right after set-up when a
-    selected test needs it, so that its round trips overlap the tests before that one."""
+def ahead(fixture: str) -> Callable[[Callable[[Run, Seeded], Any]], Any]:
+    """Makes a table of requests the module-scoped fixture ``fixture``: the table is sent in the
+    background right after set-up when a selected test needs it, so that its round trips overlap
+    the tests before that one; the fixture answers with what it got (or sends it then)."""
 
-    def register(send: Table) -> Table:
+    def register(send: Callable[[Run, Seeded], Any]) -> Any:
         AHEAD[fixture] = send
-        return send
+
+        @pytest.fixture(scope="module", name=fixture)
+        def answers(run: Run, seeded: Seeded) -> Any:
+            return run.result_of(fixture, lambda: send(run, seeded))
+
+        return answers
 
     return register
-
-
-def sent_ahead(run: Run, fixture: str, seeded: Seeded) -> Any:
-    """The answers to the table behind ``fixture``: as started ahead, or sent now."""
-    return run.result_of(fixture, lambda: AHEAD[fixture](run, seeded))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -20,7 +20,7 @@ from petstore_contract.record import PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
-from .conftest import Seeded, ahead, sent_ahead
+from .conftest import Seeded, ahead
 
 
 @dataclass(frozen=True)
@@ -136,11 +136,6 @@ def _refused(run: Run, seeded: Seeded) -> dict[str, Answer]:
     return run.once_answers("refused", lambda: _send_rows(run.api, run, own, rows))
 
 
-@pytest.fixture(scope="module")
-def refused(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    return sent_ahead(run, "refused", seeded)
-
-
 def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, Answer]:
     keys = list(rows)
     answers = api.map(lambda key: _send(api, run, rows[key][1], own, rows[key][2], rows[key][3]), keys)
@@ -203,11 +198,6 @@ def _accepted(run: Run, seeded: Seeded) -> dict[str, Answer]:
     return run.once_answers("accepted", lambda: _send_rows(run.api, run, _own_id(seeded), rows))
 
 
-@pytest.fixture(scope="module")
-def accepted(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    return sent_ahead(run, "accepted", seeded)
-
-
 @pytest.mark.clause("auth.accepted")
 @pytest.mark.parametrize(
     "operation",
@@ -224,11 +214,6 @@ def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operat
 def _schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
     table = {s: Request("GET", "/store/orders", authorization=f"{s} {{key}}") for s in SCHEMES}
     return run.once_answers("schemes", lambda: send_table(run.api, table))
-
-
-@pytest.fixture(scope="module")
-def schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    return sent_ahead(run, "schemes", seeded)
 
 
 @pytest.mark.clause("auth.scheme-case")

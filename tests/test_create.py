@@ -18,7 +18,7 @@ from petstore_contract.record import PRECONDITION, STORE_TOO_LARGE, Mismatch, un
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
-from .conftest import Seeded, ahead, sent_ahead
+from .conftest import Seeded, ahead
 
 pytestmark = pytest.mark.writes
 
@@ -119,12 +119,6 @@ def _sent(run: Run, seeded: Seeded) -> tuple[dict[str, Answer], dict[str, Any]]:
     return run.once_answers("create", lambda: send_table(run.api, _table_of(shared, table))), shared
 
 
-@pytest.fixture(scope="module")
-def sent(run: Run, seeded: Seeded) -> tuple[dict[str, Answer], dict[str, Any]]:
-    result: tuple[dict[str, Answer], dict[str, Any]] = sent_ahead(run, "sent", seeded)
-    return result
-
-
 def _judge_created(judge: Judge, answer: Answer, sent: dict[str, Any]) -> dict[str, Any] | None:
     with judge("create.created"):
         expect.status(answer, 201)
@@ -179,12 +173,6 @@ def _fresh(run: Run, seeded: Seeded) -> dict[str, Answer]:
     return run.once_answers("fresh", lambda: send_table(run.api, table))
 
 
-@pytest.fixture(scope="module")
-def fresh(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    answers: dict[str, Answer] = sent_ahead(run, "fresh", seeded)
-    return answers
-
-
 def _ghost_bodies(run: Run) -> dict[str, dict[str, Any]]:
     """Invalid bodies with a valid status (the same names in every process of the run)."""
     return {
@@ -207,12 +195,6 @@ def _ghosts(run: Run, seeded: Seeded) -> dict[str, Answer]:
         return send_table(run.api, posts) | send_table(run.api, lists)
 
     return run.once_answers("ghosts", send)
-
-
-@pytest.fixture(scope="module")
-def ghosts(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    answers: dict[str, Answer] = sent_ahead(run, "ghosts", seeded)
-    return answers
 
 
 @pytest.mark.clause("create.id")

@@ -18,7 +18,7 @@ from petstore_contract.record import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE,
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
-from .conftest import GRID, Grid, Seeded, ahead, sent_ahead
+from .conftest import GRID, Grid, Seeded, ahead
 
 # Out-of-range or malformed limits: §8 gives the bounds, not the answer to values outside them,
 # so a 4xx Error (reject) and a 200 within the bounds (clamp, or ignore) both honour it.
@@ -162,11 +162,6 @@ def _odd_queries(run: Run, seeded: Seeded) -> dict[str, Answer]:
     table |= {f"limit-{limit}": Request("GET", "/pets", params={"limit": limit}) for limit in INVALID_LIMITS}
     table |= {f"status-{status}": Request("GET", "/pets", params={"status": status}) for status in UNKNOWN_STATUSES}
     return run.once_answers("odd-queries", lambda: send_table(run.api, table))
-
-
-@pytest.fixture(scope="module")
-def odd_queries(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    return sent_ahead(run, "odd_queries", seeded)
 
 
 @pytest.mark.clause("list.limit.maximum")

@@ -16,18 +16,12 @@ from petstore_contract.record import Mismatch
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
-from .conftest import Seeded, ahead, sent_ahead
+from .conftest import Seeded, ahead
 
 
 @ahead("orders")
 def _orders(run: Run, seeded: Seeded) -> dict[str, Answer]:
     return run.once_answers("orders", lambda: send_table(run.api, {"orders": Request("GET", "/store/orders")}))
-
-
-@pytest.fixture(scope="module")
-def orders(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    answers: dict[str, Answer] = sent_ahead(run, "orders", seeded)
-    return answers
 
 
 @pytest.mark.clause("orders.available")

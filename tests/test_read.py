@@ -16,7 +16,7 @@ from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, Exchange, Mismat
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
 
-from .conftest import Seeded, ahead, need_own, sent_ahead
+from .conftest import Seeded, ahead, created_pet, need_own
 
 SUNSET_DAY = date(2030, 12, 5)  # §4.3, §9.3
 SF_DATE = re.compile(r"@(-?[0-9]{1,15})")  # RFC 9651 §3.3.7, as RFC 9745 §2.1 requires
@@ -49,27 +49,11 @@ def _twins(run: Run, seeded: Seeded) -> dict[str, Answer]:
     def send() -> dict[str, Answer]:
         posts = {key: Request("POST", "/pets", json_body=body) for key, body in _twin_bodies(run).items()}
         created = send_table(run.api, posts)
-        ids = {key: _created_id(answer) for key, answer in created.items()}
-        reads = {f"read-{key}": Request("GET", f"/pets/{pet_id}") for key, pet_id in ids.items() if pet_id is not None}
+        pets = {key: created_pet(answer) for key, answer in created.items()}
+        reads = {f"read-{key}": Request("GET", f"/pets/{pet['id']}") for key, pet in pets.items() if pet is not None}
         return created | send_table(run.api, reads)
 
     return run.once_answers("twins", send)
-
-
-def _created_id(answer: Answer) -> int | None:
-    if answer.status != 201:
-        return None
-    try:
-        pet_id = expect.parse_json(answer).get("id")
-    except (Mismatch, AttributeError):
-        return None
-    return pet_id if type(pet_id) is int else None
-
-
-@pytest.fixture(scope="module")
-def twins(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    answers: dict[str, Answer] = sent_ahead(run, "twins", seeded)
-    return answers
 
 
 @pytest.mark.writes
@@ -77,13 +61,12 @@ def twins(run: Run, seeded: Seeded) -> dict[str, Answer]:
 def test_an_id_names_one_animal_when_names_repeat(twins: dict[str, Answer], run: Run, judge: Judge) -> None:
     """An id names one animal: a service that accepts a name twice (§2 leaves name rules open, so it
     may refuse the second) reads each animal back by its own id, not by its name."""
-    keys = list(_twin_bodies(run))
-    if any(_created_id(twins[key]) is None for key in keys):
+    created = {key: created_pet(twins[key]) for key in _twin_bodies(run)}
+    if None in created.values():
         return  # a name refused the second time (or nothing created: create.created judges that)
-    for key in keys:
+    for key, pet in created.items():
         # As the service created it (its echo is create.echo's to judge), so far as both twins differ.
-        created = expect.parse_json(twins[key])
-        expected = {k: created[k] for k in ("id", "name", "categoryId", "status") if k in created}
+        expected = {k: pet[k] for k in ("id", "name", "categoryId", "status") if k in pet}
         answer = twins[f"read-{key}"]
         with judge("read.found"):
             expect.status(answer, 200)
@@ -155,21 +138,10 @@ def _unknown(run: Run, seeded: Seeded) -> dict[str, Answer]:
     return run.once_answers("unknown", lambda: send_table(run.api, table))
 
 
-@pytest.fixture(scope="module")
-def unknown(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    answers: dict[str, Answer] = sent_ahead(run, "unknown", seeded)
-    return answers
-
-
 @ahead("malformed")
 def _malformed(run: Run, seeded: Seeded) -> dict[str, Answer]:
     table = {pet_id: Request("GET", f"/pets/{pet_id}") for pet_id in MALFORMED_IDS}
     return run.once_answers("malformed", lambda: send_table(run.api, table))
-
-
-@pytest.fixture(scope="module")
-def malformed(run: Run, seeded: Seeded) -> dict[str, Answer]:
-    return sent_ahead(run, "malformed", seeded)
 
 
 @pytest.mark.clause("responses.documented")

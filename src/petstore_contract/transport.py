@@ -76,6 +76,7 @@ R = TypeVar("R")
 TARGET, BUDGET = "target", "budget"
 BREAKER_FILE = "breaker-open"
 COUNTERS_GLOB = "counters-*.json"
+COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent")  # a run's counters (RunGuard)
 READ_SIZE = 65536
 MAX_RESENDS = 3
 BODY_TIME_FACTOR = 3
@@ -306,7 +307,7 @@ class RunGuard:
         self._streak = 0
         self._open: str | None = None
         self._first = ""
-        self._counts = {"requests": 0, "writes": 0, "no_answer": 0, "throttled": 0, "repeats_not_sent": 0}
+        self._counts = dict.fromkeys(COUNTS, 0)
         self._waited = 0.0
 
     @classmethod
@@ -454,8 +455,7 @@ class RunGuard:
 
 def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes)."""
-    total: dict[str, Any] = {"requests": 0, "writes": 0, "no_answer": 0, "throttled": 0, "repeats_not_sent": 0}
-    total["throttle_wait_s"] = 0.0
+    total: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0}
     for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
         data = json.loads(path.read_text(encoding="utf-8"))
         for name, value in data.items():

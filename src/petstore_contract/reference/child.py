@@ -21,7 +21,7 @@ import threading
 import uvicorn
 
 from petstore_contract.reference.app import build_app
-from petstore_contract.reference.server import bind_loopback
+from petstore_contract.reference.server import bind_loopback, quiet_config
 
 KEY_ENV = "PETSTORE_API_KEY"
 STOP_WAIT = 5.0
@@ -82,9 +82,7 @@ def main(argv: list[str]) -> int:
         return 2
     sock = socket.socket(fileno=int(argv[0]))
     threading.Thread(target=_exit_with_parent, daemon=True).start()
-    app = build_app(os.environ[KEY_ENV])
-    config = uvicorn.Config(app, log_level="critical", access_log=False, lifespan="off", timeout_keep_alive=30)
-    uvicorn.Server(config).run(sockets=[sock])
+    uvicorn.Server(quiet_config(build_app(os.environ[KEY_ENV]))).run(sockets=[sock])
     return 0
 
 

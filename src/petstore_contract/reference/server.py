@@ -23,6 +23,11 @@ def bind_loopback(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
+def quiet_config(app: Starlette) -> uvicorn.Config:
+    """How the suite's own servers run: no logs, no lifespan, connections kept for the run's pool."""
+    return uvicorn.Config(app, log_level="critical", access_log=False, lifespan="off", timeout_keep_alive=30)
+
+
 class BackgroundServer:
     """A uvicorn server in a daemon thread; ``base_url`` ends in /v1 like the deployments'."""
 
@@ -30,8 +35,7 @@ class BackgroundServer:
         self.app = app
         self.sock = bind_loopback(host, port)
         self.host, self.port = self.sock.getsockname()[:2]
-        config = uvicorn.Config(app, log_level="critical", access_log=False, lifespan="off", timeout_keep_alive=30)
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(quiet_config(app))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     @property
