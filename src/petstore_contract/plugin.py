@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import pytest
 
-from petstore_contract import outputs, profiles
+from petstore_contract import heap, outputs, profiles
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.expect import Judge
 from petstore_contract.outcome import record_of
@@ -154,6 +154,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     if not is_contract_run(config):
         return
+    heap.relax()
+    # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
+    # before clean-ups, and find the long-lived objects still frozen.
+    config.add_cleanup(heap.restore)
     settings, key, embedded = _settings(config)
     run = Run(settings, key)
     install(run)
@@ -317,6 +321,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             problems += [f"clause {cid!r} has no test" for cid in missing]
     if problems:
         raise pytest.UsageError("contract suite and clause registry disagree: " + "; ".join(problems))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.stash.get(RUN_KEY, None) is not None:
+        heap.freeze_long_lived()
 
 
 def will_run(item: pytest.Item) -> bool:
