@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -22,7 +23,7 @@ from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
 from petstore_contract.run import Run, RunSettings
 from petstore_contract.selfcheck import run_suite
-from petstore_contract.sidecar import Sidecar, decode, encode
+from petstore_contract.sidecar import Sidecar, children_for, decode, encode, usable_cores
 from petstore_contract.transport import Batch, TargetProblem
 
 KEY = "overlap-selftest-key-81c3f2"
@@ -198,26 +199,44 @@ def test_a_child_exits_when_its_parent_goes(tmp_path: Path) -> None:
     assert sidecar.process.wait(timeout=60) == 3
 
 
-# A target 40 ms away gets the chain in a child process (CHILD_ROUND_TRIP); one on loopback at
-# full speed, or --concurrency 1, runs it inline.
+# A target 40 ms away gets a child process per walk (CHILD_ROUND_TRIP); one on loopback at full
+# speed gets one child for both walks; --concurrency 1 and --child-processes none run them inline.
 PLACES = {
-    "child-process": (0.04, "16", "test_stateful.py in 2 child processes"),
-    "near-target-inline": (0.0, "16", "none"),
-    "serial-inline": (0.04, "1", "none"),
+    "far-two-children": (0.04, ("--concurrency", "16"), "test_stateful.py in 2 child processes"),
+    "near-one-child": (0.0, ("--concurrency", "16"), "test_stateful.py in 1 child process"),
+    "serial-inline": (0.04, ("--concurrency", "1"), "none"),
+    "opted-out-inline": (0.04, ("--child-processes", "none"), "none"),
 }
+
+CHILDREN = [
+    pytest.param(2, False, 2, 2, id="far-a-child-per-walk"),
+    pytest.param(2, True, 2, 1, id="near-one-child"),
+    pytest.param(2, True, 8, 1, id="near-many-cores-still-one"),
+    pytest.param(2, False, 1, 0, id="one-core-far-inline"),
+    pytest.param(2, True, 1, 0, id="one-core-near-inline"),
+]
+
+
+@pytest.mark.parametrize(("far_children", "near", "cores", "expected"), CHILDREN)
+def test_children_for_distance_and_cores(far_children: int, near: bool, cores: int, expected: int) -> None:
+    assert children_for(far_children, near, cores) == expected
+
+
+def test_usable_cores_counts_this_process_affinity() -> None:
+    assert 1 <= usable_cores() <= (os.cpu_count() or 1)
 
 
 @pytest.mark.parametrize("place", PLACES)
 def test_stateful_finding_is_the_same_from_the_child(place: str) -> None:
     """A fault that only the sequences see: the same clause and evidence, run in a child or inline."""
-    latency, concurrency, children = PLACES[place]
+    latency, options, children = PLACES[place]
     variant = dataclasses.replace(REFERENCE, latency_seconds=latency)
     with BackgroundServer(build_app(KEY, variant, fault="create_ascii_names")) as server:
-        run = run_suite(server.base_url, KEY, "-k", "stateful", *QUICK, "--concurrency", concurrency, timeout=300)
+        run = run_suite(server.base_url, KEY, "-k", "stateful", *QUICK, *options, timeout=300)
     assert run.exit_code == 1, run.output[-3000:]
     assert run.summary["child_processes"] == children
     assert run.violated() == {"stateful.round-trip"}
-    # Each walk (one per child far from the target) finds it on its own.
+    # Each walk (in a child of its own far from the target, one after the other near it) finds it.
     walks = {f"tests/test_stateful.py::test_create_read_list_sequences[walk-{n}]" for n in (1, 2)}
     assert {f["test"] for f in run.findings()} == walks
     finding = run.findings()[0]

@@ -225,6 +225,8 @@ def run_pytest(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Complet
         (["--run-budget", "0"], {}, "--run-budget must be a positive number of seconds"),
         (["--max-body-bytes", "0"], {}, "--max-body-bytes must be at least 1"),
         (["--concurrency", "0"], {}, "--concurrency must be at least 1"),
+        (["--child-processes", "2"], {}, "--child-processes must be one of auto, none, got '2'"),
+        (["--contract-profile", "nightly"], {}, "--contract-profile must be one of quick, default, deep"),
         (["--client-key", str(ROOT / "pyproject.toml")], {}, "--client-key needs --client-cert"),
         (["--ca-bundle", "no-such-bundle.pem"], {}, "--ca-bundle: no such file: no-such-bundle.pem"),
     ],

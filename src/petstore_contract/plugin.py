@@ -26,7 +26,16 @@ from petstore_contract.outcome import record_of
 from petstore_contract.record import INCONCLUSIVE, RunResult, TestRecord
 from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Run, RunSettings, install
 from petstore_contract.sidecar import MODULES as SIDECAR_MODULES
-from petstore_contract.sidecar import NAME_ENV, ChildSession, Sidecar, child_settings, key_of, module_of
+from petstore_contract.sidecar import (
+    NAME_ENV,
+    ChildSession,
+    Sidecar,
+    child_settings,
+    children_for,
+    key_of,
+    module_of,
+    usable_cores,
+)
 from petstore_contract.spec import suite_dir
 from petstore_contract.target import KEY_ENV, TargetConfigError, resolve
 from petstore_contract.transport import TargetProblem, merge_counters
@@ -51,7 +60,6 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         "petstore_profile",
         {
             "default": "default",
-            "choices": sorted(profiles.PROFILES),
             "help": "depth of the generated tests: quick, default (CI gate) or deep (nightly)",
         },
     ),
@@ -73,6 +81,15 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
             "default": DEFAULT_CONCURRENCY,
             "metavar": "N",
             "help": f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)",
+        },
+    ),
+    (
+        "--child-processes",
+        "petstore_child_processes",
+        {
+            "default": "auto",
+            "help": "auto: the stateful walks run in child processes when a core is there for them; "
+            "none: every test in this process (e.g. several runs share the cores)",
         },
     ),
     ("--ca-bundle", "petstore_ca_bundle", {"help": "CA bundle to verify the target's TLS certificate"}),
@@ -223,7 +240,18 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
     return settings, target.api_key, embedded
 
 
+# Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
+# error is a usage screen, not one line.
+CHOICES = (
+    ("--contract-profile", "petstore_profile", tuple(profiles.PROFILES)),
+    ("--child-processes", "petstore_child_processes", ("auto", "none")),
+)
+
+
 def _check_options(option: Any) -> None:
+    for name, dest, allowed in CHOICES:
+        if getattr(option, dest) not in allowed:
+            raise pytest.UsageError(f"{name} must be one of {', '.join(allowed)}, got {getattr(option, dest)!r}")
     for name, value in (("--request-timeout", option.petstore_timeout), ("--run-budget", option.petstore_run_budget)):
         if value is not None and not value > 0:
             raise pytest.UsageError(f"{name} must be a positive number of seconds, got {value}")
@@ -530,24 +558,25 @@ class Controller:
 
     def start_sidecars(self) -> None:
         """The Hypothesis-driven modules in child processes of their own (``sidecar``), started now so
-        that they collect while this process does.
-
-        Only when the pre-flight request took ``CHILD_ROUND_TRIP`` or longer (never for the embedded
-        reference, on loopback): near the target the chain costs less than a child's start-up
-        (measured: same wall time at 0 ms, 2-3 s more CPU).  Not at ``--concurrency 1`` (today's
-        order), not under xdist (the workers are the parallelism) and not for ``--collect-only``.
+        that they collect while this process does: one child near the target (the pre-flight
+        request took less than ``CHILD_ROUND_TRIP``, or the embedded reference), the module's
+        number far from it, none on a single core (``sidecar.children_for``).  Not at
+        ``--concurrency 1`` (today's order), not under xdist (the workers are the parallelism), not
+        with ``--child-processes none`` and not for ``--collect-only``.
         """
         option = self.config.option
         distributed = getattr(option, "dist", "no") != "no" and getattr(option, "numprocesses", None)
+        inline = option.petstore_child_processes == "none"
+        if self.run.settings.concurrency <= 1 or distributed or option.collectonly or inline:
+            return
         # The embedded reference is on loopback: its pre-flight time is its process's start-up.
         near = self.embedded is not None or self.round_trip < CHILD_ROUND_TRIP
-        if self.run.settings.concurrency <= 1 or distributed or option.collectonly or near:
-            return
         settings = self.run.settings.to_dict()
-        for name, children in SIDECAR_MODULES.items():
+        for name, far_children in SIDECAR_MODULES.items():
             module = suite_dir() / name
-            if module.is_file():
-                self.sidecars[name] = [Sidecar(module, settings, self.run.redact, n + 1) for n in range(children)]
+            count = children_for(far_children, near, usable_cores())
+            if module.is_file() and count:
+                self.sidecars[name] = [Sidecar(module, settings, self.run.redact, n + 1) for n in range(count)]
 
     def children(self) -> str:
         """Where the child processes run what, e.g. "test_stateful.py in 2 child processes"."""
