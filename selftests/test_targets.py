@@ -266,3 +266,14 @@ def test_header_names_a_rejected_key_in_one_line(reference: BackgroundServer) ->
     problem = "petstore PROBLEM: the configured key was rejected (401 to GET /pets): check PETSTORE_STAGING_API_KEY"
     assert problem in run.output.splitlines(), run.output[-3000:]
     assert STAGING_KEY not in run.output
+
+
+def test_a_spec_that_does_not_load_is_a_collection_error_not_an_internal_error(tmp_path: Path) -> None:
+    """The embedded run loads the schemas while its reference starts; a broken spec still surfaces
+    where it did before, as the generated tests' collection error."""
+    broken = tmp_path / "openapi.yaml"
+    broken.write_text("openapi: [broken\n", encoding="utf-8")
+    done = run_pytest(f"--report-dir={tmp_path / 'reports'}", env={"PETSTORE_SPEC": str(broken)}, cwd=tmp_path)
+    assert done.returncode != 0
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    assert "ERROR collecting" in done.stdout and "test_generated.py" in done.stdout
