@@ -23,7 +23,7 @@ from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
 from petstore_contract.run import Run, RunSettings
 from petstore_contract.selfcheck import run_suite
-from petstore_contract.sidecar import Sidecar, children_for, decode, encode, usable_cores
+from petstore_contract.sidecar import CHILD_NICENESS, Sidecar, children_for, decode, encode, usable_cores
 from petstore_contract.transport import Batch, TargetProblem
 
 KEY = "overlap-selftest-key-81c3f2"
@@ -197,6 +197,15 @@ def test_a_child_exits_when_its_parent_goes(tmp_path: Path) -> None:
     assert sidecar.process.stdin is not None
     sidecar.process.stdin.close()  # what the parent's death does to the pipe
     assert sidecar.process.wait(timeout=60) == 3
+
+
+def test_a_child_gives_the_run_the_cpu_first(tmp_path: Path) -> None:
+    sidecar = Sidecar(MODULE, _settings(tmp_path), redact=str)
+    try:
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, sidecar.process.pid) == min(own + CHILD_NICENESS, 19)
+    finally:
+        sidecar.stop()
 
 
 # A target 40 ms away gets a child process per walk (CHILD_ROUND_TRIP); one on loopback at full

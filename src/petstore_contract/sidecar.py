@@ -135,6 +135,22 @@ def _outcome_path(directory: Path, key: str) -> Path:
 
 # -- the parent's side -------------------------------------------------------------------------------
 
+# A child's work is mostly waiting on round trips; the run's process is what every test waits for.
+# So where the cores are short, the child gets what the run leaves (measured on the embedded
+# reference, 2 cores: 0.05-0.1 s shorter runs).
+CHILD_NICENESS = 10
+
+
+def _yield_cpu(pid: int) -> None:
+    setpriority = getattr(os, "setpriority", None)  # POSIX only
+    if setpriority is None:
+        return
+    try:
+        # Relative to the run's own priority (a run started with nice stays below its caller).
+        setpriority(os.PRIO_PROCESS, pid, min(os.getpriority(os.PRIO_PROCESS, 0) + CHILD_NICENESS, 19))
+    except OSError:  # not allowed here: the child runs at the run's priority, as it did before
+        return
+
 
 class Sidecar:
     """One test module in a child process; ``raise_outcome(key)`` waits for a test and raises what it raised."""
@@ -158,6 +174,7 @@ class Sidecar:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, env=env
             )
+        _yield_cpu(self.process.pid)
 
     def select(self, keys: list[str]) -> None:
         _publish(self.directory / SELECTED, keys)
