@@ -1,9 +1,30 @@
-"""The embedded reference Pet Store server, its compliant variants and its fault catalog."""
+"""The embedded reference Pet Store server, its compliant variants and its fault catalog.
 
-from petstore_contract.reference.app import build_app
-from petstore_contract.reference.faults import FAULTS, Fault
-from petstore_contract.reference.server import BackgroundServer
-from petstore_contract.reference.variants import REFERENCE, UNJUDGEABLE, VARIANTS, Variant
+The names load on first use (PEP 562): the run's process imports ``reference.child`` to start the
+server in a process of its own, and needs neither Starlette nor uvicorn for that.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from petstore_contract.reference.app import build_app
+    from petstore_contract.reference.faults import FAULTS, Fault
+    from petstore_contract.reference.server import BackgroundServer
+    from petstore_contract.reference.variants import REFERENCE, UNJUDGEABLE, VARIANTS, Variant
+
+_HOME = {
+    "build_app": "app",
+    "FAULTS": "faults",
+    "Fault": "faults",
+    "BackgroundServer": "server",
+    "REFERENCE": "variants",
+    "UNJUDGEABLE": "variants",
+    "VARIANTS": "variants",
+    "Variant": "variants",
+}
 
 __all__ = [
     "FAULTS",
@@ -15,3 +36,10 @@ __all__ = [
     "Variant",
     "build_app",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)

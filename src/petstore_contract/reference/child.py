@@ -18,10 +18,7 @@ import subprocess
 import sys
 import threading
 
-import uvicorn
-
-from petstore_contract.reference.app import build_app
-from petstore_contract.reference.server import bind_loopback, quiet_config
+from petstore_contract.reference.sockets import bind_loopback
 
 KEY_ENV = "PETSTORE_API_KEY"
 STOP_WAIT = 5.0
@@ -80,6 +77,12 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or not argv[0].isdigit() or KEY_ENV not in os.environ:
         print(f"usage: {KEY_ENV}=... python -m petstore_contract.reference.child FD", file=sys.stderr)
         return 2
+    # Imported here, in the child: the run's process only binds the socket (no server library).
+    import uvicorn
+
+    from petstore_contract.reference.app import build_app
+    from petstore_contract.reference.server import quiet_config
+
     sock = socket.socket(fileno=int(argv[0]))
     threading.Thread(target=_exit_with_parent, daemon=True).start()
     uvicorn.Server(quiet_config(build_app(os.environ[KEY_ENV]))).run(sockets=[sock])
