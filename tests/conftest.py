@@ -37,6 +37,10 @@ class Seeded:
     before: list[dict[str, Any]] = field(default_factory=list)  # pets listed before any write
     probes: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> {status, body} read before writes
     whole_before: bool = False  # the store was seen whole before any write
+    # A probe that answered 200 although the store, seen whole, did not list it: the store looked at
+    # again at once.  Another client may have been handed that id in between (a busy service).
+    listed_after_probes: list[str] = field(default_factory=list)  # such ids the second look listed
+    whole_after_probes: bool = False  # the second look saw the store whole
     repeated: list[str] = field(default_factory=list)  # ids handed out twice in set-up: their last status unknown
     problem: str = ""  # why set-up could not create what it needed (the blocking clause's words)
 
@@ -81,6 +85,11 @@ def seed(run: Run, api: Api) -> Seeded:
         str(pet_id): {"status": answer.status, "body": answer.text, "exchange": answer.exchange.to_dict()}
         for pet_id, answer in zip(probe_ids, reads, strict=True)
     }
+    answered = [str(pet_id) for pet_id, answer in zip(probe_ids, reads, strict=True) if answer.status == 200]
+    if answered and seeded.whole_before:
+        again, seeded.whole_after_probes = _observe(api)
+        listed = {str(pet.get("id")) for page in again if page for pet in page.pets}
+        seeded.listed_after_probes = [pet_id for pet_id in answered if pet_id in listed]
     if run.read_only:
         return seeded
     first = pages[0]

@@ -92,7 +92,9 @@ def test_each_animal_reads_back_exactly(
 @pytest.mark.clause("read.not-found")
 def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
     """Ids read before any write: next ones, small and huge.  A 200 is a fault when the id was
-    handed out later to the suite's own animal, or when the store was seen whole."""
+    handed out later to the suite's own animal, or when the store, seen whole just before the probe
+    and again just after it, never listed it.  An id the second look lists was handed out to another
+    client in between (a busy service): it proves nothing either way."""
     handed_out_later = set(seeded.sent)
     decided = False
     for pet_id, probe in seeded.probes.items():
@@ -101,20 +103,20 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
                 decided = True
                 continue
             exchange = Exchange.from_dict(probe["exchange"])
-            if probe["status"] == 200 and (pet_id in handed_out_later or seeded.whole_before):
-                why = (
-                    "handed out later to an animal the suite created"
-                    if pet_id in handed_out_later
-                    else "not in the store"
-                )
+            if probe["status"] == 200:
+                if pet_id in handed_out_later:
+                    why = "handed out later to an animal the suite created"
+                elif pet_id in seeded.listed_after_probes or not seeded.whole_after_probes:
+                    continue
+                else:
+                    why = "not in the store, seen whole before and after"
                 raise Mismatch(f"404 for id {pet_id} ({why})", f"HTTP 200 with {expect.short(probe['body'])}", exchange)
-            if probe["status"] != 200:
-                raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange)
+            raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange)
     if not decided and not judge.findings:
         raise undecided(
             "read.not-found",
             STORE_TOO_LARGE,
-            "every probed id answered 200 and the store is too large to prove it unknown",
+            "no probed id answered 404, and none could be proved unknown (the store is too large or busy)",
         )
 
 
