@@ -552,7 +552,8 @@ class Controller:
             lines.append(f"petstore PROBLEM: {self.preflight}")
         elif self.run.settings.concurrency > 1:
             where = self.children() or "every test in this process"
-            start_up = " (the embedded reference's start-up included)" if self.embedded is not None else ""
+            embedded = self.embedded is not None
+            start_up = " (including what was left of the embedded reference's start-up)" if embedded else ""
             lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms{start_up}; {where}")
         return lines
 
