@@ -63,6 +63,11 @@ def _observe(api: Api) -> tuple[list[store.Page | None], bool]:
     return pages, bool(whole)
 
 
+def _listed(pages: list[store.Page | None]) -> list[dict[str, Any]]:
+    """Every animal the answered pages of one look at the store show."""
+    return [pet for page in pages if page for pet in page.pets]
+
+
 def _params(status: str | None, limit: int | None) -> dict[str, Any]:
     return {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
 
@@ -78,7 +83,7 @@ def _probe_ids(before: list[dict[str, Any]]) -> list[int]:
 def seed(run: Run, api: Api) -> Seeded:
     seeded = Seeded()
     pages, seeded.whole_before = _observe(api)
-    seeded.before = [pet for page in pages if page for pet in page.pets]
+    seeded.before = _listed(pages)
     probe_ids = _probe_ids(seeded.before)
     reads = api.map(lambda pet_id: api.get(f"/pets/{pet_id}"), probe_ids)
     seeded.probes = {
@@ -88,7 +93,7 @@ def seed(run: Run, api: Api) -> Seeded:
     answered = [str(pet_id) for pet_id, answer in zip(probe_ids, reads, strict=True) if answer.status == 200]
     if answered and seeded.whole_before:
         again, seeded.whole_after_probes = _observe(api)
-        listed = {str(pet.get("id")) for page in again if page for pet in page.pets}
+        listed = {str(pet.get("id")) for pet in _listed(again)}
         seeded.listed_after_probes = [pet_id for pet_id in answered if pet_id in listed]
     if run.read_only:
         return seeded

@@ -570,7 +570,7 @@ class Controller:
         inline = option.petstore_child_processes == "none"
         if self.run.settings.concurrency <= 1 or distributed or option.collectonly or inline:
             return
-        # The embedded reference is on loopback: its pre-flight time is its process's start-up.
+        # The embedded reference is on loopback: its pre-flight time is what was left of its start-up.
         near = self.embedded is not None or self.round_trip < CHILD_ROUND_TRIP
         settings = self.run.settings.to_dict()
         for name, far_children in SIDECAR_MODULES.items():
