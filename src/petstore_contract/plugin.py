@@ -445,7 +445,12 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     run = item.config.stash.get(RUN_KEY, None)
-    if run is None or call.when not in ("setup", "call"):
+    if run is None:
+        return report
+    # Captured output (Hypothesis' and Schemathesis' own prints among it) reaches the terminal,
+    # JUnit and pytest-html through the report's sections.
+    report.sections = [(title, run.redact(text)) for title, text in report.sections]
+    if call.when not in ("setup", "call"):
         return report
     if call.when == "setup" and report.passed:
         return report
@@ -540,6 +545,9 @@ class Controller:
             self.records[record.nodeid] = record
 
     def header(self) -> list[str]:
+        return [self.run.redact(line) for line in self._header()]
+
+    def _header(self) -> list[str]:
         run = self.run
         lines = [
             f"petstore target: {run.target.describe()}",
@@ -676,8 +684,10 @@ class Controller:
         if self.run.redact.note:
             warnings.append(self.run.redact.note)
         problems = self.problems(exitstatus, counters)
-        self.result = decide(
-            rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings
+        # The boundary: whatever produced a string (a check, Schemathesis, the target's echo), every
+        # output is rendered from this redacted copy.
+        self.result = self.run.redact.scrub(
+            decide(rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings)
         )
         self.paths = outputs.write_all(self.result, self.config)
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
@@ -727,7 +737,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     quiet = session.config.option.verbose < 0  # pytest shows no header then: the problem still shows
     if state.preflight and quiet and reporter is not None:
-        reporter.write_line(f"petstore PROBLEM: {state.preflight}")
+        reporter.write_line(state.run.redact(f"petstore PROBLEM: {state.preflight}"))
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -13,17 +13,27 @@ A key shorter than ``MIN_KEY_LENGTH`` characters would match inside unrelated wo
 is in "key", "ok", every JSON object...), so it and its encodings are replaced only where they
 stand as a whole token: not preceded or followed by a character that can be part of a token
 (``[A-Za-z0-9._~+/=-]``).  ``Redactor.note`` then carries a one-line warning for the run.
+
+``redact.scrub(value)`` is the boundary every output passes: it walks a record (a ``RunResult``, a
+finding, a note, plain lists, dicts and strings) and redacts every string in it, whatever produced
+that string (a check's observation quoting a body, Schemathesis' own message, a transport problem),
+recorded exchanges in their replayable form.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import re
+from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
+
+from petstore_contract.record import Exchange
 
 REDACTED = "[REDACTED]"
 MIN_KEY_LENGTH = 8
 _TOKEN_CHARS = r"A-Za-z0-9._~+/=\-"
+T = TypeVar("T")
 
 
 class Redactor:
@@ -66,3 +76,27 @@ class Redactor:
             return text
         variable = "$" + self.key_env
         return self._pattern.sub(lambda m: variable if m.group(0) == self.secret else REDACTED, text)
+
+    def scrub(self, value: T) -> T:
+        """``value`` with every string in it redacted: records, lists, tuples, dicts (keys too), strings.
+
+        Exchanges keep the key as its variable (their ``curl`` replays it); other text shows
+        ``[REDACTED]``.  Numbers, booleans and None pass unchanged; a record is copied, never changed.
+        """
+        if self._pattern is None:
+            return value
+        return self._scrub(value, self)  # type: ignore[no-any-return]
+
+    def _scrub(self, value: Any, text: Any) -> Any:
+        if isinstance(value, str):
+            return text(value)
+        if isinstance(value, Exchange):
+            text = self.for_exchange
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            changes = {f.name: self._scrub(getattr(value, f.name), text) for f in dataclasses.fields(value)}
+            return dataclasses.replace(value, **changes)
+        if isinstance(value, list | tuple):
+            return type(value)(self._scrub(item, text) for item in value)
+        if isinstance(value, dict):
+            return {self._scrub(k, text): self._scrub(v, text) for k, v in value.items()}
+        return value
