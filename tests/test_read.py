@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import email.utils
-import re
-from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
 
-from petstore_contract import expect
+from petstore_contract import expect, headers
 from petstore_contract.api import Request, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, Exchange, Mismatch, undecided
@@ -18,11 +15,7 @@ from petstore_contract.transport import Answer
 
 from .conftest import Seeded, ahead, created_pet, need_own
 
-SUNSET_DAY = date(2030, 12, 5)  # §4.3, §9.3
-SF_DATE = re.compile(r"@(-?[0-9]{1,15})")  # RFC 9651 §3.3.7, as RFC 9745 §2.1 requires
-IMF_FIXDATE = re.compile(
-    r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT"
-)
+SUNSET_DAY = headers.epoch_day(2030, 12, 5)  # §4.3, §9.3
 MALFORMED_IDS = ["abc", "1.5", "9223372036854775808", "-9223372036854775809", "%20", "1e3", "0x1F", "null"]
 
 
@@ -161,10 +154,10 @@ def _deprecation_seconds(answer: Answer) -> int:
     value = answer.headers.get("deprecation")
     if value is None:
         raise Mismatch("a Deprecation header on the 200 answer", "no Deprecation header", answer.exchange)
-    match = SF_DATE.fullmatch(value.strip())
-    if not match:
+    seconds = headers.sf_date_seconds(value)
+    if seconds is None:
         raise Mismatch("Deprecation: @<unix seconds> (RFC 9745 §2.1)", f"Deprecation: {value}", answer.exchange)
-    return int(match.group(1))
+    return seconds
 
 
 @pytest.mark.clause("read.deprecation")
@@ -188,14 +181,14 @@ def test_sunset_names_5_december_2030_after_deprecation(
         judge.warnings.append("GET /pets/{petId} sends no Sunset header (RFC 8594 §3; §9.3 names 5 December 2030)")
         raise undecided("read.sunset", NOT_SENT, "no Sunset header was sent (optional, RFC 8594)")
     with judge("read.sunset"):
-        if not IMF_FIXDATE.fullmatch(sunset.strip()):
+        when = headers.http_date_seconds(sunset)
+        if when is None:
             raise Mismatch("Sunset as an IMF-fixdate HTTP-date", f"Sunset: {sunset}", answer.exchange)
-        when = email.utils.parsedate_to_datetime(sunset).astimezone(UTC)
-        if when.date() != SUNSET_DAY:
+        if headers.day_of(when) != SUNSET_DAY:
             raise Mismatch("Sunset on 5 December 2030 (§4.3, §9.3)", f"Sunset: {sunset}", answer.exchange)
         deprecated = answer.headers.get("deprecation", "")
-        match = SF_DATE.fullmatch(deprecated.strip())
-        if match and when < datetime.fromtimestamp(int(match.group(1)), UTC):
+        since = headers.sf_date_seconds(deprecated)
+        if since is not None and when < since:
             raise Mismatch(
                 "a Sunset not earlier than the Deprecation date (RFC 9745 §4)",
                 f"Sunset: {sunset}, Deprecation: {deprecated}",

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from petstore_contract import headers
 from petstore_contract.record import (
     CONFORMS,
     UNDECIDED,
@@ -44,7 +45,10 @@ class Answer(Protocol):
 
 
 def short(value: Any, limit: int = SHOWN) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):  # nested deeper than json can write back
+        text = repr(value) if not isinstance(value, list | dict) else f"a JSON {type(value).__name__} nested too deep"
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
@@ -55,7 +59,7 @@ def body_of(answer: Answer) -> str:
 def parse_json(answer: Answer) -> Any:
     try:
         return json.loads(answer.body)
-    except ValueError:
+    except (ValueError, RecursionError):  # invalid JSON or UTF-8; nesting deeper than Python's stack
         raise Mismatch("a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange) from None
 
 
@@ -72,8 +76,7 @@ def no_server_error(answer: Answer) -> None:
 
 def json_media_type(answer: Answer) -> None:
     content_type = answer.headers.get("content-type", "")
-    media = content_type.split(";", 1)[0].strip().lower()
-    if media != "application/json":
+    if headers.media_type(content_type) != "application/json":
         raise Mismatch("Content-Type: application/json", f"Content-Type: {content_type or '(none)'}", answer.exchange)
 
 
@@ -114,8 +117,10 @@ def pet_list(answer: Answer) -> list[dict[str, Any]]:
     return body
 
 
-def same_fields(sent: dict[str, Any], answer: dict[str, Any], where: str, exchange: Exchange | None = None) -> None:
+def same_fields(sent: dict[str, Any], answer: Any, where: str, exchange: Exchange | None = None) -> None:
     """Each field sent comes back exactly (type and value: 1 is not 1.0 nor "1")."""
+    if not isinstance(answer, dict):
+        raise Mismatch(f"{where} as a JSON object", short(answer), exchange)
     for name, value in sent.items():
         got = answer.get(name, "<absent>")
         if got != value or type(got) is not type(value):
@@ -127,8 +132,7 @@ def bearer_challenge(answer: Answer) -> str:
     challenge: str | None = answer.headers.get("www-authenticate")
     if not challenge:
         raise Mismatch("a WWW-Authenticate header on the 401", "no WWW-Authenticate header", answer.exchange)
-    schemes = [part.strip().split(None, 1)[0].lower() for part in challenge.split(",") if part.strip()]
-    if "bearer" not in schemes:
+    if "bearer" not in headers.challenge_schemes(challenge):
         raise Mismatch("a Bearer challenge", f"WWW-Authenticate: {short(challenge)}", answer.exchange)
     return challenge
 

@@ -71,5 +71,8 @@ def validator(component: str) -> jsonschema.Draft202012Validator:
 
 
 def schema_errors(component: str, instance: Any) -> list[str]:
-    errors = sorted(validator(component).iter_errors(instance), key=lambda e: list(e.absolute_path))
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}" for e in errors]
+    try:
+        errors = sorted(validator(component).iter_errors(instance), key=lambda e: list(e.absolute_path))
+        return [f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}" for e in errors]
+    except RecursionError:  # the message quotes the value; Pet and Error hold no nested values anyway
+        return [f"(body): not a {component}: a value nested deeper than can be shown"]

@@ -114,8 +114,15 @@ def caught(scenario: Scenario, run: SuiteRun) -> bool:
     return run.verdict == "not_conformant" and fault.clause in run.violated() and not collateral(scenario, run)
 
 
+def suite_errors(run: SuiteRun) -> int:
+    """Tests that ended in an error of the suite itself (a check that crashed on what it was sent)."""
+    return int(run.summary.get("tests", {}).get("error", 0))
+
+
 def acceptable(scenario: Scenario, run: SuiteRun) -> bool:
-    """What the self-test demands of each scenario."""
+    """What the self-test demands of each scenario; a check that crashed fails any scenario."""
+    if suite_errors(run):
+        return False
     if scenario.kind == "variant":
         return run.verdict == "conformant" and run.exit_code == 0
     if scenario.kind == "unjudgeable":
@@ -136,6 +143,7 @@ def render(results: dict[Scenario, SuiteRun]) -> str:
         clause = FAULTS[scenario.name].clause if scenario.kind == "fault" else "-"
         extra = sorted(collateral(scenario, run)) if scenario.kind == "fault" else []
         ok = "yes" if acceptable(scenario, run) else "**NO**"
+        ok += f" ({suite_errors(run)} suite errors)" if suite_errors(run) else ""
         violated = ", ".join(sorted(run.violated())) or "-"
         lines.append(
             f"| {scenario.kind}: `{scenario.label}` | {clause} | {run.verdict} | {violated} | "

@@ -1,0 +1,78 @@
+"""Hostile answers end in a verdict on the target, never in an error of the suite.
+
+The reference server behind a rewriting middleware sends what crashed checks once (a Deprecation
+date beyond the years Python's datetime holds, a Basic challenge on the 401), or what was called
+undecided instead of a violation (a 5xx to one valid create), or is run with a 1-character key.
+Each run must end with its verdict, the expected clause violated, and zero errors of the suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.selfcheck import SuiteRun, run_suite
+from petstore_contract.selfcheck.killmatrix import suite_errors
+
+KEY = "hostile-answers-key-0123456789"
+QUICK = ("--contract-profile", "quick", "--child-processes", "none")
+Message = MutableMapping[str, Any]
+Send = Callable[[Message], Awaitable[None]]
+Rewrite = Callable[[str, str, int, list[tuple[bytes, bytes]]], tuple[int, list[tuple[bytes, bytes]]]]
+
+
+@dataclass
+class Rewriting:
+    """ASGI middleware: ``rewrite(method, path, status, headers)`` gives each answer's status and headers."""
+
+    app: Any
+    rewrite: Rewrite
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def rewritten(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status, head = self.rewrite(scope["method"], scope["path"], message["status"], list(message["headers"]))
+                message = {**message, "status": status, "headers": head}
+            await send(message)
+
+        await self.app(scope, receive, rewritten)
+
+
+def _replace(head: list[tuple[bytes, bytes]], name: bytes, value: bytes) -> list[tuple[bytes, bytes]]:
+    return [(k, v) for k, v in head if k.lower() != name] + [(name, value)]
+
+
+def far_deprecation(method: str, path: str, status: int, head: list[tuple[bytes, bytes]]) -> tuple[int, Any]:
+    if method == "GET" and path.startswith("/v1/pets/") and status == 200:
+        return status, _replace(head, b"deprecation", b"@1735689600000")  # the year 56971
+    return status, head
+
+
+def basic_challenge(method: str, path: str, status: int, head: list[tuple[bytes, bytes]]) -> tuple[int, Any]:
+    if status == 401:
+        return status, _replace(head, b"www-authenticate", b'Basic realm="petstore"')
+    return status, head
+
+
+def run_behind(rewrite: Rewrite, key: str = KEY) -> SuiteRun:
+    with BackgroundServer(Rewriting(build_app(key), rewrite)) as server:  # type: ignore[arg-type]
+        return run_suite(server.base_url, key, *QUICK, timeout=300)
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "clause"),
+    [(far_deprecation, "read.sunset"), (basic_challenge, "auth.challenge")],
+    ids=["deprecation-in-year-56971", "basic-challenge-on-401"],
+)
+def test_values_that_crashed_checks_are_findings(rewrite: Rewrite, clause: str) -> None:
+    run = run_behind(rewrite)
+    assert suite_errors(run) == 0, run.output[-3000:]
+    assert run.verdict == "not_conformant" and clause in run.violated(), (run.verdict, sorted(run.violated()))
