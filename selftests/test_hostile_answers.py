@@ -76,3 +76,25 @@ def test_values_that_crashed_checks_are_findings(rewrite: Rewrite, clause: str) 
     run = run_behind(rewrite)
     assert suite_errors(run) == 0, run.output[-3000:]
     assert run.verdict == "not_conformant" and clause in run.violated(), (run.verdict, sorted(run.violated()))
+
+
+class FirstCreateFails:
+    """The first valid POST /pets (the first 201) answers 500 instead; every other answer is the reference's."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def __call__(self, method: str, path: str, status: int, head: list[tuple[bytes, bytes]]) -> tuple[int, Any]:
+        if method == "POST" and status == 201 and not self.done:
+            self.done = True
+            return 500, head
+        return status, head
+
+
+def test_a_5xx_to_one_valid_create_is_a_violation() -> None:
+    run = run_behind(FirstCreateFails())
+    assert suite_errors(run) == 0, run.output[-3000:]
+    assert run.verdict == "not_conformant", (run.verdict, run.summary["reason"])
+    evidence = [f for f in run.findings() if f["exchange"] and f["exchange"]["status"] == 500]
+    assert evidence and evidence[0]["exchange"]["method"] == "POST", run.findings()
+    assert {f["clause"] for f in evidence} <= {"responses.documented", "create.created"}, evidence

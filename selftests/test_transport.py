@@ -28,6 +28,7 @@ import schemathesis
 import trustme
 
 from netpeers import ForwardProxy, PeerServer, Reply, Seen, free_port
+from petstore_contract.record import Exchange
 from petstore_contract.redaction import REDACTED, Redactor
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.transport import (
@@ -163,6 +164,9 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
     second.count_sent("delete")
     second.count_throttled(1.5)
     second.count_repeat()
+    failed = Exchange("POST", "http://127.0.0.1:1/v1/pets", status=500, response_body="oops")
+    second.note_server_error(failed)
+    second.note_server_error(failed)  # the same request line and status: kept once
     first.write_counters(tmp_path / "counters-gw0.json")
     second.write_counters(tmp_path / "counters-gw1.json")
     (tmp_path / "unrelated.json").write_text('{"requests": 100}')
@@ -173,6 +177,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "throttled": 1,
         "throttle_wait_s": 1.5,
         "repeats_not_sent": 1,
+        "server_errors": [failed.to_dict()],
     }
 
 

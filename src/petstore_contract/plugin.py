@@ -23,7 +23,7 @@ from petstore_contract import heap, outputs, profiles
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.expect import Judge
 from petstore_contract.outcome import record_of
-from petstore_contract.record import INCONCLUSIVE, RunResult, TestRecord
+from petstore_contract.record import INCONCLUSIVE, Exchange, RunResult, TestRecord
 from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Run, RunSettings, install
 from petstore_contract.sidecar import MODULES as SIDECAR_MODULES
 from petstore_contract.sidecar import (
@@ -38,8 +38,8 @@ from petstore_contract.sidecar import (
 )
 from petstore_contract.spec import suite_dir
 from petstore_contract.target import KEY_ENV, TargetConfigError, resolve
-from petstore_contract.transport import TargetProblem, merge_counters
-from petstore_contract.verdict import clause_results, decide, void
+from petstore_contract.transport import SERVER_ERRORS, TargetProblem, merge_counters
+from petstore_contract.verdict import clause_results, decide, server_errors_record, void
 
 # A target this far away (the pre-flight request's time) gets the stateful chain in a child process.
 CHILD_ROUND_TRIP = 0.025
@@ -675,9 +675,11 @@ class Controller:
     def finish(self, exitstatus: int) -> int:
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR) or self.config.option.collectonly:
             return exitstatus  # the one-line error is the outcome; no report claims a verdict
-        counters = self._counters()
+        counters, server_errors = self._counters()
         facts = self.run.facts() | _timing(self.run.settings.started) | counters | self._processes()
-        rows = clause_results(self.records.values())
+        records = list(self.records.values())
+        unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
+        rows = clause_results([*records, unreported] if unreported is not None else records)
         if self.key_rejected():
             rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
         warnings = [w for r in self.records.values() for w in r.warnings]
@@ -697,11 +699,13 @@ class Controller:
     def _processes(self) -> dict[str, Any]:
         return {"preflight_ms": round(self.round_trip * 1000), "child_processes": self.children() or "none"}
 
-    def _counters(self) -> dict[str, Any]:
+    def _counters(self) -> tuple[dict[str, Any], list[Exchange]]:
+        """The run's counters (every process's) and the 5xx answers its processes kept."""
         shared = self.run.settings.shared_dir
-        if shared:
-            return merge_counters(shared)
-        return self.run.guard.counters()
+        if not shared:
+            return self.run.guard.counters(), self.run.guard.server_errors()
+        counters = merge_counters(shared)
+        return counters, [Exchange.from_dict(data) for data in counters.pop(SERVER_ERRORS)]
 
     def finish_terminal(self) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")

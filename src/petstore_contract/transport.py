@@ -57,6 +57,7 @@ from petstore_contract.redaction import Redactor
 __all__ = [
     "BREAKER_FILE",
     "COUNTERS_GLOB",
+    "SERVER_ERRORS",
     "Answer",
     "Batch",
     "GuardedAdapter",
@@ -77,6 +78,8 @@ TARGET, BUDGET = "target", "budget"
 BREAKER_FILE = "breaker-open"
 COUNTERS_GLOB = "counters-*.json"
 COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent")  # a run's counters (RunGuard)
+SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
+SERVER_ERRORS_KEPT = 20
 READ_SIZE = 65536
 MAX_RESENDS = 3
 BODY_TIME_FACTOR = 3
@@ -309,6 +312,7 @@ class RunGuard:
         self._first = ""
         self._counts = dict.fromkeys(COUNTS, 0)
         self._waited = 0.0
+        self._server_errors: dict[tuple[str, str, int | None], record.Exchange] = {}
 
     @classmethod
     def from_options(cls, options: TransportOptions) -> RunGuard:
@@ -438,6 +442,17 @@ class RunGuard:
             self._counts["throttled"] += 1
             self._waited += waited
 
+    def note_server_error(self, exchange: record.Exchange) -> None:
+        """A 5xx answer, kept (once per request line and status, at most ``SERVER_ERRORS_KEPT``) as evidence."""
+        with self._lock:
+            key = (exchange.method, exchange.url, exchange.status)
+            if key not in self._server_errors and len(self._server_errors) < SERVER_ERRORS_KEPT:
+                self._server_errors[key] = exchange
+
+    def server_errors(self) -> list[record.Exchange]:
+        with self._lock:
+            return list(self._server_errors.values())
+
     def counters(self) -> dict[str, Any]:
         """``requests`` sent, ``writes`` (not GET/HEAD/OPTIONS), ``no_answer``, ``throttled``, ``throttle_wait_s``,
         ``repeats_not_sent`` (generated cases identical to one their test sent)."""
@@ -449,15 +464,18 @@ class RunGuard:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(self.counters(), sort_keys=True), encoding="utf-8")
+        data = {**self.counters(), SERVER_ERRORS: [exchange.to_dict() for exchange in self.server_errors()]}
+        temporary.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(temporary, target)
 
 
 def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
-    """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes)."""
-    total: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0}
+    """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes), and
+    under ``server_errors`` the 5xx answers each process kept (as exchange dicts)."""
+    total: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0, SERVER_ERRORS: []}
     for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
         data = json.loads(path.read_text(encoding="utf-8"))
+        total[SERVER_ERRORS] += data.pop(SERVER_ERRORS, [])
         for name, value in data.items():
             if isinstance(value, int | float) and not isinstance(value, bool):
                 total[name] = total.get(name, 0) + value
@@ -519,6 +537,7 @@ class GuardedAdapter(HTTPAdapter):
                 response = self._send_once(request, method, where, timeout, wanted, proxies)
             wait = self._throttle_wait(response, method)
             if wait is None or resends >= MAX_RESENDS or not resendable:
+                self._keep_server_error(request, method, response)
                 return response
             resends += 1
             self.guard.count_throttled(wait)
@@ -528,6 +547,26 @@ class GuardedAdapter(HTTPAdapter):
     def close(self) -> None:
         self.closing.set()
         super().close()
+
+    def _keep_server_error(self, request: requests.PreparedRequest, method: str, response: requests.Response) -> None:
+        """Every 5xx is evidence against the operation's documented answers, whichever check sent it
+        (set-up, a table, a generated case); a 503 with Retry-After is the target throttling, not a fault."""
+        status = response.status_code
+        if status < 500 or (status == 503 and response.headers.get("Retry-After")):
+            return
+        body = request.body if isinstance(request.body, bytes | str) else None
+        pairs = list(response.headers.items())
+        exchange = build_exchange(
+            self.redact,
+            method,
+            request.url or "",
+            request.headers,
+            body,
+            status=status,
+            response_headers=pairs,
+            response_body=response.content or b"",
+        )
+        self.guard.note_server_error(exchange)
 
     # one request
 

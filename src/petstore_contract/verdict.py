@@ -15,7 +15,7 @@ from typing import Any
 
 from petstore_contract import record as rec
 from petstore_contract.clauses import CATCH_ALL, Clause, registry
-from petstore_contract.record import ClauseResult, Note, RunResult, TestRecord
+from petstore_contract.record import ClauseResult, Exchange, Finding, Note, RunResult, TestRecord
 
 RANK = {rec.NOT_SELECTED: 0, rec.CONFORMS: 1, rec.UNDECIDED: 2, rec.VIOLATED: 3}
 
@@ -40,6 +40,36 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
                     rows[cid].notes.append(note)
     # The catch-all clause appears only when a finding landed on it.
     return [row for cid, row in rows.items() if cid != CATCH_ALL or row.outcome != rec.NOT_SELECTED]
+
+
+SERVER_ERRORS_TEST = "(every request of the run): no 5xx answer"
+
+
+def server_errors_record(exchanges: list[Exchange], records: Iterable[TestRecord], base_url: str) -> TestRecord | None:
+    """The 5xx answers no check already reported, as violations of the operation's documented answers.
+
+    A 5xx is never one of an operation's documented answers (§4, §7), whichever request got it (set-up,
+    a table, a generated case); a check that judged the same request already holds it as evidence.
+    """
+    reported = {_request_line(f.exchange) for r in records for f in r.findings if f.exchange is not None}
+    findings = []
+    for exchange in exchanges:
+        if _request_line(exchange) in reported:
+            continue
+        reported.add(_request_line(exchange))
+        path = exchange.url.removeprefix(base_url.rstrip("/")).split("?", 1)[0]
+        clause = "orders.available" if path == "/store/orders" else "responses.documented"
+        expected = f"one of the answers §4 documents for {exchange.method} {path or '/'} (never a 5xx)"
+        findings.append(Finding(clause, expected, f"HTTP {exchange.status}", exchange, SERVER_ERRORS_TEST))
+    if not findings:
+        return None
+    clauses = tuple(dict.fromkeys(f.clause for f in findings))
+    record = TestRecord(SERVER_ERRORS_TEST, clauses, rec.VIOLATED, dict.fromkeys(clauses, rec.VIOLATED), findings)
+    return record
+
+
+def _request_line(exchange: Exchange) -> tuple[str, str, int | None]:
+    return (exchange.method, exchange.url, exchange.status)
 
 
 def _row(clause: Clause) -> ClauseResult:
