@@ -9,7 +9,9 @@ catch-all clause ``generated.other``.  Schemathesis' own ``ignored_auth`` probes
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib
 import json
 from typing import Any
 
@@ -95,8 +97,23 @@ def rejection_clause(body: Any) -> str:
     return "create.reject.types"
 
 
+# Modules Schemathesis imports on first use while it sends and judges a case (seen with an audit
+# hook on "import" events off the main thread: selftests/test_import_race.py).  The run sends and
+# judges cases on several threads; two threads importing one module of an import cycle at once
+# can see it half-initialised ("cannot import name 'check_object_level_authorization'"), so the
+# main thread imports them while it loads the schemas, before any case is sent.
+LAZY_MODULES = ("schemathesis.specs.openapi.object_authorization", "pyrate_limiter")
+
+
+def import_lazy_modules() -> None:
+    for name in LAZY_MODULES:
+        with contextlib.suppress(ImportError):  # a later Schemathesis may have moved it: the self-test says so
+            importlib.import_module(name)
+
+
 def load_schema(mode: GenerationMode, *, seed: int, max_examples: int, read_only: bool) -> Any:
-    """The spec as a Schemathesis schema for one generation mode."""
+    """The spec as a Schemathesis schema for one generation mode (and what judging it will import)."""
+    import_lazy_modules()
     schema = schemathesis.openapi.from_path(spec_path(), config=Config.from_path(schemathesis_config_path()))
     schema.config.seed = seed
     schema.config.generation.update(modes=[mode], max_examples=max_examples, deterministic=False)
