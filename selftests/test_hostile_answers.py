@@ -98,3 +98,14 @@ def test_a_5xx_to_one_valid_create_is_a_violation() -> None:
     evidence = [f for f in run.findings() if f["exchange"] and f["exchange"]["status"] == 500]
     assert evidence and evidence[0]["exchange"]["method"] == "POST", run.findings()
     assert {f["clause"] for f in evidence} <= {"responses.documented", "create.created"}, evidence
+
+
+def _unchanged(method: str, path: str, status: int, head: list[tuple[bytes, bytes]]) -> tuple[int, Any]:
+    return status, head
+
+
+@pytest.mark.parametrize("key", ["k", "7", "-"])
+def test_a_conformant_server_passes_with_a_one_character_key(key: str) -> None:
+    run = run_behind(_unchanged, key=key)
+    assert suite_errors(run) == 0, run.output[-3000:]
+    assert run.verdict == "conformant", (run.summary["reason"], [f["observed"] for f in run.findings()][:5])

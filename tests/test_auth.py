@@ -49,12 +49,12 @@ class Credential:
     query: tuple[tuple[str, str], ...] = ()
 
 
-# Credentials §5.2-§5.3 say to refuse. {key} is the valid key; near misses are made from it.
+# Credentials §5.2-§5.3 say to refuse. {key} is the valid key; near misses are made from it (api.near_misses).
 REFUSED = {
     "missing": Credential("auth.missing"),
     "empty-token": Credential("auth.invalid", "Bearer "),
     "scheme-only": Credential("auth.invalid", "Bearer"),
-    "wrong-key": Credential("auth.invalid", "Bearer not-the-key-0123456789"),
+    "wrong-key": Credential("auth.invalid", "Bearer {wrong_key}"),
     "key-plus-char": Credential("auth.invalid", "Bearer {key}x"),
     "key-minus-char": Credential("auth.invalid", "Bearer {key_prefix}"),
     "key-prefix-half": Credential("auth.invalid", "Bearer {key_half}"),
@@ -67,7 +67,7 @@ REFUSED = {
     "x-api-key-header": Credential("auth.invalid", None, (("X-API-Key", "{key}"),)),
     "api-key-header": Credential("auth.invalid", None, (("Api-Key", "{key}"),)),
     "key-in-query": Credential("auth.invalid", None, (), (("access_token", "{key}"), ("api_key", "{key}"))),
-    "wrong-key-and-key-in-query": Credential("auth.invalid", "Bearer wrong", (), (("api_key", "{key}"),)),
+    "wrong-key-and-key-in-query": Credential("auth.invalid", "Bearer {wrong_key}", (), (("api_key", "{key}"),)),
 }
 # Whatever else a request carries, authentication comes first: (operation, request parts).
 CARRYING = {
@@ -82,27 +82,12 @@ CARRIED_CREDENTIALS = ("missing", "wrong-key", "key-minus-char")
 SCHEMES = ("bearer", "BEARER", "Bearer", "bEaReR")
 
 
-def _near_misses(key: str) -> dict[str, str]:
-    swapped = key.swapcase()
-    return {
-        "{key_prefix}": key[:-1],
-        "{key_half}": key[: max(1, len(key) // 2)],
-        "{key_swapcase}": swapped if swapped != key else key + "Z",
-    }
-
-
-def _fill(api: Api, text: str) -> str:
-    for marker, value in _near_misses(api.api_key).items():
-        text = text.replace(marker, value)
-    return text
-
-
 def _send(api: Api, run: Run, op: Operation, own_id: int, credential: Credential, extra: dict[str, Any]) -> Answer:
     path = extra.get("path", op.path).replace("{own}", str(own_id))
     kwargs: dict[str, Any] = {
-        "authorization": None if credential.authorization is None else _fill(api, credential.authorization),
-        "headers": {name: _fill(api, value) for name, value in credential.headers},
-        "params": {**{n: _fill(api, v) for n, v in credential.query}, **extra.get("params", {})},
+        "authorization": credential.authorization,
+        "headers": dict(credential.headers),
+        "params": {**dict(credential.query), **extra.get("params", {})},
     }
     if "json_body" in extra:
         kwargs["json_body"] = extra["json_body"]

@@ -1,13 +1,15 @@
 """The targeted tests' vocabulary over the run's transport: credentials as templates, JSON bodies.
 
-``authorization`` and parameter values may hold ``{key}`` (the API key) or ``{key_b64}`` (its
-base64 form); the transport records every exchange with the key replaced by its variable.
+``authorization``, header and parameter values may hold ``{key}`` (the API key), ``{key_b64}`` (its
+base64 form) or a near miss of it (``near_misses``); the transport records every exchange with the
+key replaced by its variable.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -18,6 +20,23 @@ from petstore_contract.transport import Answer, Transport
 
 UNSET: Any = object()
 VALID = "Bearer {key}"
+MARKER = re.compile(r"\{(?:key|key_b64|key_prefix|key_half|key_swapcase|wrong_key)\}")
+WRONG_KEY = "not-the-key-0123456789"
+
+
+def near_misses(key: str) -> dict[str, str]:
+    """Credentials close to the key and never equal to it, for a key of any length (1 character too):
+    the key without its last character, its first half (empty for one character: still not the key),
+    its case swapped (with a letter added when it has none), and a wrong key."""
+    swapped = key.swapcase()
+    return {
+        "{key_prefix}": key[:-1],
+        "{key_half}": key[: len(key) // 2],
+        "{key_swapcase}": swapped if swapped != key else key + "Z",
+        "{wrong_key}": WRONG_KEY if key != WRONG_KEY else WRONG_KEY + "-other",
+    }
+
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -28,8 +47,13 @@ class Api:
         self.api_key = api_key
 
     def fill(self, template: str) -> str:
-        key_b64 = base64.b64encode(self.api_key.encode()).decode()
-        return template.replace("{key_b64}", key_b64).replace("{key}", self.api_key)
+        """The template with its markers replaced, in one pass (a key that holds a marker stays as it is)."""
+        values = {
+            **near_misses(self.api_key),
+            "{key_b64}": base64.b64encode(self.api_key.encode()).decode(),
+            "{key}": self.api_key,
+        }
+        return MARKER.sub(lambda match: values.get(match.group(0), match.group(0)), template)
 
     def get(self, path: str, **kwargs: Any) -> Answer:
         return self.request("GET", path, **kwargs)
