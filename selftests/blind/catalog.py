@@ -11,7 +11,7 @@ where needed, one switch in server.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # Stores of this size show the faults marked store="crowded" (over 100 animals,
@@ -50,6 +50,9 @@ class Entry:
 
 
 # --- vocabulary for demonstrations (each check names a property of a correct answer) ---
+# Demonstrations hold on any store the base server may have built up before (the test run
+# shares one base server per store size), so they state bounds ("at least one", "at most 20"),
+# never "this exact animal is on the first page".
 OK = ("status", 200)
 CREATED = ("status", 201)
 BAD = ("status", 400)
@@ -130,7 +133,9 @@ Q_ERROR = (
     "§7: All error responses use the Error body (`code`, `message`, `status`; all required). "
     "`status` repeats the HTTP status code."
 )
-Q_ERROR_TYPES = "§2 Error: `code` | string | yes; `message` | string | yes; `status` | integer | yes | The HTTP status code."
+Q_ERROR_TYPES = (
+    "§2 Error: `code` | string | yes; `message` | string | yes; `status` | integer | yes | The HTTP status code."
+)
 Q_JSON = "§1: Request and response bodies are JSON (`application/json`)."
 Q_UTF8 = (
     "§1: Request and response bodies are JSON (`application/json`). RFC 8259 §8.1: JSON text exchanged "
@@ -158,10 +163,7 @@ Q_DEPRECATED_SINCE = (
     "in the future (the resource context will be deprecated at that date) or in the past (the resource "
     "context has been deprecated at that date)."
 )
-Q_SUNSET = (
-    "§9.3: `GET /pets/{petId}` is deprecated and is removed on 5 December 2030. "
-    "RFC 8594 §3: Sunset = HTTP-date."
-)
+Q_SUNSET = "§9.3: `GET /pets/{petId}` is deprecated and is removed on 5 December 2030. RFC 8594 §3: Sunset = HTTP-date."
 Q_REPLACEMENT = "§4.3: The replacement is `GET /pets` with the `status` filter."
 Q_ORDERS = "§4.4: `GET /store/orders` exists."
 
@@ -321,7 +323,11 @@ FAULTS: tuple[Entry, ...] = (
         "filter_ignored",
         Q_FILTER,
         "ignores the status filter",
-        (create("Ada", "sold"), create("Bob", "available"), get("/pets?status=sold&limit=100", OK, ("all_status", "sold"))),
+        (
+            create("Ada", "sold"),
+            create("Bob", "available"),
+            get("/pets?status=sold&limit=100", OK, ("all_status", "sold")),
+        ),
     ),
     fault(
         "filter_leaks_sold",
@@ -337,7 +343,7 @@ FAULTS: tuple[Entry, ...] = (
         "filter_drops_sold",
         Q_FILTER,
         "status=sold always answers an empty page, even when sold animals exist",
-        (create("Eve", "sold"), get("/pets?status=sold&limit=100", OK, ("contains", 0))),
+        (create("Eve", "sold"), get("/pets?status=sold&limit=100", OK, ("len_ge", 1))),
     ),
     fault(
         "crowded_filter_leak",
@@ -439,7 +445,12 @@ FAULTS: tuple[Entry, ...] = (
         (post_raw(b'{"name": "Rex",', BAD, ERROR),),
     ),
     # --- create: what is echoed and stored ---
-    fault("name_trimmed", Q_NEWPET, "names are stripped of surrounding spaces", echo("name", "  Rex  ", {"name": "  Rex  ", "categoryId": 1})),
+    fault(
+        "name_trimmed",
+        Q_NEWPET,
+        "names are stripped of surrounding spaces",
+        echo("name", "  Rex  ", {"name": "  Rex  ", "categoryId": 1}),
+    ),
     fault(
         "name_astral_dropped",
         Q_NEWPET,
@@ -491,7 +502,7 @@ FAULTS: tuple[Entry, ...] = (
     fault(
         "status_null_default",
         Q_STATUS_ENUM,
-        "an omitted status is echoed as `\"status\": null`, which is not a PetStatus",
+        'an omitted status is echoed as `"status": null`, which is not a PetStatus',
         (post(REX, CREATED, PET),),
     ),
     fault(
@@ -580,7 +591,12 @@ FAULTS: tuple[Entry, ...] = (
         read_back(OK, ("json_object",)),
     ),
     # --- Error body ---
-    fault("error_status_string", Q_ERROR_TYPES, 'the Error `status` is a string ("404")', (get(UNKNOWN_ID, MISSING, ERROR),)),
+    fault(
+        "error_status_string",
+        Q_ERROR_TYPES,
+        'the Error `status` is a string ("404")',
+        (get(UNKNOWN_ID, MISSING, ERROR),),
+    ),
     fault("error_code_missing", Q_ERROR, "Error bodies have no `code`", rejected({})),
     fault(
         "error_status_always_400",
@@ -604,7 +620,9 @@ FAULTS: tuple[Entry, ...] = (
     ),
     fault("create_no_content_type", Q_JSON, "the 201 answer has no Content-Type", (post(REX, CREATED, MEDIA),)),
     # --- deprecation and sunset ---
-    fault("deprecation_missing", Q_DEPRECATED, "GET /pets/{petId} sends no Deprecation header", read_back(OK, DEPRECATION)),
+    fault(
+        "deprecation_missing", Q_DEPRECATED, "GET /pets/{petId} sends no Deprecation header", read_back(OK, DEPRECATION)
+    ),
     fault(
         "deprecation_true",
         Q_DEPRECATED,
@@ -642,7 +660,12 @@ FAULTS: tuple[Entry, ...] = (
         (get("/pets", OK, ("header_absent", "Deprecation")),),
     ),
     # --- store/orders ---
-    fault("orders_404", Q_ORDERS, "GET /store/orders answers 404", (get("/store/orders", ("status_below", 400), MEDIA, ("json",)),)),
+    fault(
+        "orders_404",
+        Q_ORDERS,
+        "GET /store/orders answers 404",
+        (get("/store/orders", ("status_below", 400), MEDIA, ("json",)),),
+    ),
     fault(
         "orders_html",
         Q_JSON + " " + Q_ORDERS,
@@ -661,7 +684,7 @@ FAULTS: tuple[Entry, ...] = (
         "list_stale_cache",
         Q_LIST_200 + " " + Q_FILTER,
         "the list is cached at the first GET /pets: animals created afterwards never appear",
-        (get("/pets", OK), create(), get("/pets?limit=100", OK, ("contains", 1))),
+        (get("/pets", OK), create(), get("/pets?limit=100", OK, ("len_ge", 1))),
     ),
     fault(
         "flaky_every_7th_500",
@@ -685,29 +708,102 @@ SILENT_PAGING = (
 SILENT_QUERY = "§4.1 Responses: 200 and 401 only — what an out-of-range or unknown query value gets: not shown."
 SILENT_NAME = "§2 Gaps: Constraints on `name` (length, format, uniqueness): not shown."
 
+SILENT_SUNSET = (
+    "§4.3: The operation is marked deprecated and is to be removed on 5 December 2030. "
+    "(No header is prescribed; RFC 8594's Sunset header field is optional.)"
+)
+SILENT_CHALLENGE = (
+    "§5.3: When the key is missing or invalid, the service answers 401 with an Error body. "
+    "(Challenge parameters: not shown.) RFC 6750 §3: If the protected resource request included an access "
+    'token and failed authentication, the resource server SHOULD include the "error" attribute.'
+)
+SILENT_LINKS = (
+    "§4.3: The replacement is `GET /pets` with the `status` filter. (How deprecation and replacement are "
+    "advertised beyond that: not shown; RFC 9745 and RFC 8594 define optional link relations.)"
+)
+
 COMPLIANT: tuple[Entry, ...] = (
-    compliant("compliant", "The whole document; where it is silent, the simplest reasonable choice.", "base server: ascending ids from 1, invalid query → 400, omitted status stays omitted", set()),
+    compliant(
+        "compliant",
+        "The whole document; where it is silent, the simplest reasonable choice.",
+        "base server: ascending ids from 1, invalid query → 400, omitted status stays omitted",
+        set(),
+    ),
     compliant("newest_first", SILENT_ORDER, "pages list the newest animals first"),
-    compliant("page_cap_25", "§4.1: `limit` ... Maximum number of animals returned. " + SILENT_PAGING, "pages hold at most 25 animals whatever `limit` says"),
-    compliant("pet_extra_fields", "§2 Pet lists required fields; nothing forbids more.", "animals also carry `tags` and `createdAt`"),
-    compliant("error_extra_fields", "§2 Error lists required fields; nothing forbids more.", "Error bodies also carry `details` and `requestId`"),
-    compliant("extra_headers", "§8: Rate limits and quotas: not shown.", "adds X-Request-Id, Cache-Control: no-store and RateLimit-style headers"),
+    compliant(
+        "page_cap_25",
+        "§4.1: `limit` ... Maximum number of animals returned. " + SILENT_PAGING,
+        "pages hold at most 25 animals whatever `limit` says",
+    ),
+    compliant(
+        "pet_extra_fields",
+        "§2: A Pet has every field of NewPet plus: `id`. (Further fields: not mentioned either way.)",
+        "animals also carry `tags` and `createdAt`",
+    ),
+    compliant(
+        "error_extra_fields",
+        "§2 Error: `code`, `message`, `status` (all required). (Further fields: not mentioned either way.)",
+        "Error bodies also carry `details` and `requestId`",
+    ),
+    compliant(
+        "extra_headers",
+        "§8: Rate limits and quotas: not shown.",
+        "adds X-Request-Id, Cache-Control: no-store and RateLimit-style headers",
+    ),
     compliant("query_422", SILENT_QUERY, "invalid `limit` or `status` query values get 422 with an Error body"),
     compliant("limit_clamped", SILENT_QUERY, "an out-of-range numeric `limit` is clamped into 1..100 and answered 200"),
-    compliant("default_status_available", "§3: The value `status` takes when it is omitted on creation: not shown.", "an omitted status becomes 'available'"),
+    compliant(
+        "default_status_available",
+        "§3: The value `status` takes when it is omitted on creation: not shown.",
+        "an omitted status becomes 'available'",
+    ),
     compliant("unique_names", SILENT_NAME, "a name already in the store is refused with 400 Error"),
     compliant("name_length_40", SILENT_NAME, "names must be 1..40 characters; others are refused with 400 Error"),
-    compliant("big_ids", "§2 Pet: `id` integer, format int64, assigned by the service (values not shown).", "ids start at 2^53+1 (inside int64, beyond exact doubles)"),
-    compliant("random_ids", "§2 Pet: `id` integer, format int64, assigned by the service (values not shown).", "ids are random positive int64 values"),
-    compliant("orders_object", "§4.4: `GET /store/orders` exists. Its parameters and payloads: not shown.", 'GET /store/orders answers {"orders": [], "total": 0}'),
+    compliant(
+        "big_ids",
+        "§2 Pet: `id` integer, format int64, assigned by the service (values not shown).",
+        "ids start at 2^53+1 (inside int64, beyond exact doubles)",
+    ),
+    compliant(
+        "random_ids",
+        "§2 Pet: `id` integer, format int64, assigned by the service (values not shown).",
+        "ids are random positive int64 values",
+    ),
+    compliant(
+        "orders_object",
+        "§4.4: `GET /store/orders` exists. Its parameters and payloads: not shown.",
+        'GET /store/orders answers {"orders": [], "total": 0}',
+    ),
     compliant("error_codes_alt", "§7: The set of `code` values: not shown.", "Error codes look like 'PETSTORE-404'"),
-    compliant("no_sunset", "RFC 8594 §3: Servers MAY use the Sunset header field (it is optional).", "GET /pets/{petId} sends Deprecation but no Sunset"),
-    compliant("link_next", SILENT_PAGING, 'pages carry `Link: <...&after=ID>; rel="next"` and honour the `after` cursor'),
-    compliant("charset_param", "§1: bodies are JSON (`application/json`); media type parameters are not discussed.", "Content-Type is `application/json; charset=utf-8`"),
+    compliant(
+        "no_sunset",
+        SILENT_SUNSET,
+        "GET /pets/{petId} sends Deprecation but no Sunset",
+    ),
+    compliant(
+        "link_next", SILENT_PAGING, 'pages carry `Link: <...&after=ID>; rel="next"` and honour the `after` cursor'
+    ),
+    compliant(
+        "charset_param",
+        "§1: Request and response bodies are JSON (`application/json`). (Media type parameters: not discussed.)",
+        "Content-Type is `application/json; charset=utf-8`",
+    ),
     compliant("unknown_status_empty", SILENT_QUERY, "an unknown status filter value answers 200 with an empty array"),
-    compliant("ascii_pretty_json", "§1: bodies are JSON; its layout is not discussed.", "JSON is indented and every non-ASCII character is \\u-escaped"),
-    compliant("bearer_error_param", "RFC 6750 §3.1: the challenge MAY carry error=\"invalid_token\".", 'challenges for a wrong key add error="invalid_token" and error_description'),
-    compliant("deprecation_links", "RFC 9745 §3 / RFC 8594 §6: deprecation and sunset link relations are optional.", "GET /pets/{petId} also sends Link rel=deprecation, rel=sunset and rel=successor-version"),
+    compliant(
+        "ascii_pretty_json",
+        "§1: Request and response bodies are JSON (`application/json`). (Layout and escaping: not discussed.)",
+        "JSON is indented and every non-ASCII character is \\u-escaped",
+    ),
+    compliant(
+        "bearer_error_param",
+        SILENT_CHALLENGE,
+        'challenges for a wrong key add error="invalid_token" and error_description',
+    ),
+    compliant(
+        "deprecation_links",
+        SILENT_LINKS,
+        "GET /pets/{petId} also sends Link rel=deprecation, rel=sunset and rel=successor-version",
+    ),
 )
 
 ENTRIES: tuple[Entry, ...] = FAULTS + COMPLIANT
@@ -717,7 +813,13 @@ BY_NAME: dict[str, Entry] = {entry.name: entry for entry in ENTRIES}
 SANITY: tuple[Step, ...] = (
     get("/pets", UNAUTH, ERROR, CHALLENGE, MEDIA, auth=None),
     get("/pets", UNAUTH, ERROR, CHALLENGE, auth="Bearer wrong-key"),
-    post({"name": "Sanity Rex", "categoryId": 7, "status": "pending"}, CREATED, PET, MEDIA, ("field", "name", "Sanity Rex")),
+    post(
+        {"name": "Sanity Rex", "categoryId": 7, "status": "pending"},
+        CREATED,
+        PET,
+        MEDIA,
+        ("field", "name", "Sanity Rex"),
+    ),
     get("/pets", OK, ("pets",), ("len_le", 20), ("unique_ids",), MEDIA),
     get("/pets?limit=100&status=sold", OK, ("pets",), ("len_le", 100), ("all_status", "sold")),
     get("/pets/{2[id]}", OK, ("same_pet", 2), DEPRECATION, SUNSET),

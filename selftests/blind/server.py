@@ -11,6 +11,7 @@ stdin closes. `--list` prints the catalog as JSON lines.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hmac
 import html
 import itertools
@@ -185,7 +186,7 @@ class Handler(BaseHTTPRequestHandler):
     def on(self, flag: str) -> bool:
         return flag in self.server.flags
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: a test run starts many servers
 
     def do_GET(self) -> None:
@@ -277,7 +278,9 @@ class Handler(BaseHTTPRequestHandler):
             body = tweak(body) if self.on(flag) else body
         self.reply(status, body, headers)
 
-    def send_raw(self, status: int, body: bytes, ctype: str | None, headers: list[tuple[str, str]] | None = None) -> None:
+    def send_raw(
+        self, status: int, body: bytes, ctype: str | None, headers: list[tuple[str, str]] | None = None
+    ) -> None:
         self.send_response(status)
         if ctype is not None:
             self.send_header("Content-Type", ctype)
@@ -363,7 +366,7 @@ class Handler(BaseHTTPRequestHandler):
         self.fail(status, "unauthorized", "missing or invalid API key", headers)
 
     def challenge(self, verdict: str) -> str:
-        value = ('Basic' if self.on("auth_basic_challenge") else "Bearer") + ' realm="petstore"'
+        value = ("Basic" if self.on("auth_basic_challenge") else "Bearer") + ' realm="petstore"'
         if verdict == "invalid" and self.on("bearer_error_param"):
             value += ', error="invalid_token", error_description="The access token is invalid"'
         return value
@@ -738,10 +741,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.ignore_stdin:
         stop_when_stdin_closes(server)
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: stop quietly, no traceback
         server.serve_forever(poll_interval=0.1)
-    except KeyboardInterrupt:
-        pass
     server.server_close()
     return 0
 
