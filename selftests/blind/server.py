@@ -712,16 +712,18 @@ def api_key() -> str:
 
 
 def stop_when_stdin_closes(server: PetStoreServer) -> None:
-    def watch() -> None:
+    # os.read on the raw descriptor, not sys.stdin: a daemon thread blocked inside a buffered
+    # reader makes the interpreter abort at exit (SIGTERM path) while it holds the buffer's lock.
+    def watch(fd: int) -> None:
         try:
-            while sys.stdin.buffer.read1(4096):
+            while os.read(fd, 4096):
                 pass
-        except (OSError, ValueError):
+        except OSError:
             pass
         server.shutdown()
 
     if sys.stdin is not None:
-        threading.Thread(target=watch, daemon=True).start()
+        threading.Thread(target=watch, args=(sys.stdin.fileno(),), daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -736,11 +738,12 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         sys.stderr.write(f"server.py: error: cannot listen on 127.0.0.1:{args.port}: {err.strerror}\n")
         return 1
+    # Before the URL is printed: a parent may send SIGTERM as soon as it has read it.
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     server.preload(args.preload)
     print(f"http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
     if not args.ignore_stdin:
         stop_when_stdin_closes(server)
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: stop quietly, no traceback
         server.serve_forever(poll_interval=0.1)
     server.server_close()
