@@ -604,6 +604,9 @@ class Handler(BaseHTTPRequestHandler):
             self.missing_pet(pet_id, headers)
             return
         body: Any = self.view(pet)
+        if self.on("getpet_empty_body"):
+            self.reply(200, None, headers, raw=b"")
+            return
         if self.on("getpet_python_repr"):
             self.reply(200, None, headers, raw=repr(body).encode("utf-8"))
             return
