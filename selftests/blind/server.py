@@ -225,7 +225,7 @@ class Handler(BaseHTTPRequestHandler):
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             return self.read_chunked()
         length = self.headers.get("Content-Length", "0").strip() or "0"
-        if not length.isdigit():
+        if not re.fullmatch(r"[0-9]{1,15}", length):
             self.close_connection = True
             raise ApiError(400, "bad_request", "invalid Content-Length")
         if int(length) > MAX_BODY:
@@ -242,8 +242,11 @@ class Handler(BaseHTTPRequestHandler):
             except ValueError:
                 self.close_connection = True
                 raise ApiError(400, "bad_request", "invalid chunked body") from None
-            if size == 0 or len(data) + size > MAX_BODY:
-                self.rfile.readline(100)
+            if size < 0 or len(data) + size > MAX_BODY:
+                self.close_connection = True  # the rest of the body stays unread
+                raise ApiError(413 if size > 0 else 400, "bad_request", "invalid or too large chunked body")
+            if size == 0:
+                self.rfile.readline(100)  # the CRLF after the last chunk (trailers are not supported)
                 return data
             data += self.rfile.read(size)
             self.rfile.readline(100)
@@ -396,7 +399,7 @@ class Handler(BaseHTTPRequestHandler):
             return 50 if self.on("default_limit_50") else 20
         if self.on("limit_ignored"):
             return 20
-        if not re.fullmatch(r"[+-]?\d{1,30}", raw):
+        if not re.fullmatch(r"[+-]?[0-9]{1,30}", raw):
             if self.on("limit_text_crash"):
                 raise Crash
             raise self.query_error("limit must be an integer between 1 and 100")
@@ -451,7 +454,7 @@ class Handler(BaseHTTPRequestHandler):
     def after_cursor(self, pets: list[dict[str, Any]]) -> list[dict[str, Any]]:
         raw = self.query.get("after", [""])[0]
         ids = [p["id"] for p in pets]
-        if not raw.isdigit() or int(raw) not in ids:
+        if not re.fullmatch(r"[0-9]{1,19}", raw) or int(raw) not in ids:
             return pets
         return pets[ids.index(int(raw)) + 1 :]
 
@@ -547,7 +550,7 @@ class Handler(BaseHTTPRequestHandler):
         """What the type-coercing faults make of a non-integer categoryId."""
         if isinstance(value, bool) and self.on("categoryid_bool_accepted"):
             return int(value)
-        if isinstance(value, str) and re.fullmatch(r"-?\d{1,18}", value) and self.on("categoryid_string_coerced"):
+        if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,18}", value) and self.on("categoryid_string_coerced"):
             return int(value)
         if isinstance(value, float) and math.isfinite(value) and self.on("categoryid_float_truncated"):
             return int(value)
@@ -613,7 +616,7 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, [body] if self.on("getpet_array") else body, headers)
 
     def parsed_pet_id(self, raw: str) -> int | None:
-        if not re.fullmatch(r"-?\d{1,19}", raw):
+        if not re.fullmatch(r"-?[0-9]{1,19}", raw):
             return None
         if self.on("getpet_big_id_float"):
             return int(float(raw))
@@ -672,7 +675,7 @@ def _encodable(text: str) -> bool:
 def _form(body: bytes) -> dict[str, Any]:
     """body_form_accepted: read a form body as if it were the JSON object."""
     fields = {k: v[0] for k, v in parse_qs(body.decode("latin-1")).items()}
-    return {k: int(v) if re.fullmatch(r"-?\d{1,18}", v) and k != "name" else v for k, v in fields.items()}
+    return {k: int(v) if re.fullmatch(r"-?[0-9]{1,18}", v) and k != "name" else v for k, v in fields.items()}
 
 
 # --- command line ---
@@ -684,7 +687,7 @@ class Parser(argparse.ArgumentParser):
 
 def _bounded_int(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        if not re.fullmatch(r"\d{1,9}", text) or not low <= int(text) <= high:
+        if not re.fullmatch(r"[0-9]{1,9}", text) or not low <= int(text) <= high:
             raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got {text!r}")
         return int(text)
 

@@ -352,8 +352,11 @@ ODD_PATHS = (
     "/pets?limit=",
     "/pets?limit=1e3",
     "/pets?limit=-1",
+    "/pets?limit=%D9%A3",  # an Arabic-Indic digit three: not an integer on the wire
     "/pets?status=",
+    "/pets?status=SOLD",
     "/pets/abc",
+    "/pets/%D9%A3",
     "/pets/99999999999999999999",
 )
 
@@ -370,6 +373,9 @@ def test_base_survives_odd_requests() -> None:
         for path in ODD_PATHS:
             answer = requests.get(server.base + path, headers=headers, timeout=TIMEOUT)
             assert answer.status_code in (400, 404) and is_error(answer), (path, summary(answer))
+        chunks = iter([b'{"name": "Chunky", ', b'"categoryId": 1}'])  # sent with Transfer-Encoding: chunked
+        answer = requests.post(server.base + "/pets", data=chunks, headers=headers, timeout=TIMEOUT)
+        assert answer.status_code == 201 and is_pet(decoded(answer)), summary(answer)
         assert answers_list(server).status_code == 200
     finally:
         assert stop(server) == 0
