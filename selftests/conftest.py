@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from blind_scores import BlindScenario, run_blind_catalog
+from blind_scores import score_lines as blind_score_lines
 from petstore_contract.selfcheck.killmatrix import Scenario, render, run_catalog
 from petstore_contract.selfcheck.launcher import SuiteRun
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX_KEY = pytest.StashKey[str]()
+BLIND_KEY = pytest.StashKey[str]()
 # Suite runs side by side in the catalog; each run is mostly Python work, so a little over the cores.
 PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "3"))
 
@@ -29,8 +32,22 @@ def catalog(pytestconfig: pytest.Config) -> dict[Scenario, SuiteRun]:
     return results
 
 
+@pytest.fixture(scope="session")
+def blind_catalog(pytestconfig: pytest.Config) -> dict[BlindScenario, SuiteRun]:
+    """The contract suite against every server of the blind catalog (once per session)."""
+    started = time.monotonic()
+    results = run_blind_catalog(parallel=PARALLEL)
+    lines = [*blind_score_lines(results), f"blind catalog wall time: {time.monotonic() - started:.0f} s"]
+    pytestconfig.stash[BLIND_KEY] = "\n".join(lines)
+    return results
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     matrix = config.stash.get(MATRIX_KEY, None)
     if matrix:
         terminalreporter.section("kill matrix (scenario -> verdict, violated clauses, collateral) and scores")
         terminalreporter.write_line(matrix)
+    blind = config.stash.get(BLIND_KEY, None)
+    if blind:
+        terminalreporter.section("blind catalog (servers written from the document alone), scored on its own")
+        terminalreporter.write_line(blind)

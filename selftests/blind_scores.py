@@ -1,0 +1,124 @@
+"""The contract suite against the blind catalog (``selftests/blind``): servers written from the interface
+document alone by someone who had not read the suite, scored apart from the suite's own catalog.
+
+Each entry's server (``selftests/blind/server.py --variant NAME``) is started on a loopback port
+and judged by the suite as a user would (a subprocess, ``--base-url``, the key in the
+environment).  A fault is *caught* when the run is not conformant with no error of the suite; a
+compliant variant must end conformant, on an empty store and on a crowded one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from petstore_contract.selfcheck.killmatrix import suite_errors
+from petstore_contract.selfcheck.launcher import SuiteRun, run_suite
+
+HERE = Path(__file__).resolve().parent
+SERVER = HERE / "blind" / "server.py"
+MISSES = HERE / "blind_misses.toml"
+CROWDED = 150  # the blind catalog's crowded store (more than a page of 100)
+SUITE_ARGS = ("--contract-profile", "quick", "--child-processes", "none")
+
+
+@dataclass(frozen=True)
+class BlindScenario:
+    name: str
+    kind: str  # fault | compliant
+    preload: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({'crowded' if self.preload else 'empty'})"
+
+
+def entries() -> list[dict[str, str]]:
+    listed = subprocess.run(
+        [sys.executable, str(SERVER), "--list"], capture_output=True, text=True, timeout=60, check=True
+    )
+    return [json.loads(line) for line in listed.stdout.splitlines() if line.strip()]
+
+
+def scenarios() -> list[BlindScenario]:
+    found = []
+    for entry in entries():
+        if entry["kind"] == "fault":
+            found.append(BlindScenario(entry["name"], "fault", CROWDED if entry["store"] == "crowded" else 0))
+        else:  # a compliant server must pass on an empty store and on a crowded one
+            found += [BlindScenario(entry["name"], "compliant"), BlindScenario(entry["name"], "compliant", CROWDED)]
+    return found
+
+
+def known_misses() -> dict[str, str]:
+    """Faults of the blind catalog the suite is known not to catch, each with why (blind_misses.toml)."""
+    data = tomllib.loads(MISSES.read_text(encoding="utf-8"))
+    return {name: str(row["why"]) for name, row in data.get("misses", {}).items()}
+
+
+@contextlib.contextmanager
+def blind_server(scenario: BlindScenario, key: str) -> Iterator[str]:
+    command = [sys.executable, str(SERVER), "--variant", scenario.name, "--port", "0"]
+    command += ["--preload", str(scenario.preload)] if scenario.preload else []
+    server = subprocess.Popen(
+        command,
+        env={**os.environ, "PETSTORE_API_KEY": key},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:"), f"{scenario.label}: no base URL ({base_url!r})"
+        yield base_url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+
+
+def run_scenario(scenario: BlindScenario) -> SuiteRun:
+    key = "blind-" + secrets.token_urlsafe(12)
+    with blind_server(scenario, key) as base_url:
+        return run_suite(base_url, key, *SUITE_ARGS, timeout=600)
+
+
+def run_blind_catalog(parallel: int = 3) -> dict[BlindScenario, SuiteRun]:
+    todo = scenarios()
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        return dict(zip(todo, pool.map(run_scenario, todo), strict=True))
+
+
+def caught(run: SuiteRun) -> bool:
+    return run.verdict == "not_conformant" and run.exit_code == 1 and not suite_errors(run)
+
+
+def passed(run: SuiteRun) -> bool:
+    return run.verdict == "conformant" and run.exit_code == 0 and not suite_errors(run)
+
+
+def score_lines(results: dict[BlindScenario, SuiteRun]) -> list[str]:
+    faults = [(s, r) for s, r in results.items() if s.kind == "fault"]
+    compliant = [(s, r) for s, r in results.items() if s.kind == "compliant"]
+    missed = sorted(s.label for s, r in faults if not caught(r))
+    lines = [
+        f"blind catalog: faults caught {sum(caught(r) for _, r in faults)}/{len(faults)}; "
+        f"compliant servers passed {sum(passed(r) for _, r in compliant)}/{len(compliant)}"
+    ]
+    if missed:
+        lines.append("blind faults not caught: " + ", ".join(missed))
+    return lines
