@@ -94,9 +94,19 @@ def test_page_is_as_full_as_store_and_cap_allow(grid: Grid, judge: Judge, query:
 def test_no_limit_answers_as_limit_20(grid: Grid, judge: Judge, status: str | None) -> None:
     default, twenty = _page(grid, (status, None), "list.limit.default"), _page(grid, (status, 20), "list.limit.default")
     answer = grid.answers[(status, None)]
+    # min(20, n, C) for n matching animals and a page cap C: at least the animals known to match, so far
+    # as the largest page seen and the default of 20 allow (a page of 5 on 15 known matches is short).
+    least = min(20, grid.known.count(status), max(grid.cap_seen, 1))
     with judge("list.limit.default"):
         if default.size > 20:
             raise Mismatch("at most 20 animals without limit (the default)", f"{default.size}", answer.exchange)
+        if default.size < least:
+            raise Mismatch(
+                f"at least {least} animals without limit (default 20; {grid.known.count(status)} matching animals "
+                f"known to exist, pages of {grid.cap_seen} seen)",
+                f"{default.size} animals",
+                answer.exchange,
+            )
         # A growing store (another client adding animals) may change a page that is not full.
         if default.size != twenty.size and max(default.size, twenty.size) >= 20:
             raise Mismatch(

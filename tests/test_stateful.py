@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, seed, settings
 from schemathesis import GenerationMode
 
+from petstore_contract.expect import Judge
 from petstore_contract.generated import CUSTOM_CHECKS
 from petstore_contract.record import Finding, Violation, find_error
 from petstore_contract.run import current_run
@@ -43,6 +44,7 @@ class RoundTrip:
         self.pets: dict[int, dict[str, Any]] = {}
         self.exchange_of = exchange_of
         self.found: list[Violation] = []  # every violation as it was seen, replayable or not
+        self.hops = 0  # answers held against what the sequences created (the clause's judgements)
 
     def fail(self, response: Any, expected: str, observed: str) -> Violation:
         return self.keep(Violation(Finding(CLAUSE, expected, observed, self.exchange_of(response), source="generated")))
@@ -58,6 +60,7 @@ class RoundTrip:
         for field in FIELDS:
             if field in case.body and pet.get(field) != case.body[field]:
                 raise self.fail(response, f"the created Pet with {field}={case.body[field]!r}", f"{pet.get(field)!r}")
+        self.hops += 1
         pet_id = _id(pet)
         if pet_id is None:
             return  # not a Pet: Schemathesis' schema check judges the created answer
@@ -70,6 +73,7 @@ class RoundTrip:
         pet_id = case.path_parameters.get("petId")
         if response.status_code != 200 or pet_id not in self.pets or not isinstance(pet, dict):
             return
+        self.hops += 1
         for field, value in self.pets[pet_id].items():
             if pet.get(field) != value:
                 raise self.fail(response, f"GET /pets/{pet_id} with {field}={value!r}", f"{pet.get(field)!r}")
@@ -81,12 +85,13 @@ class RoundTrip:
         for item in items:
             pet_id = _id(item)
             known = self.pets.get(pet_id) if pet_id is not None else None
+            self.hops += known is not None
             for field, value in (known or {}).items():
                 if item.get(field) != value:
                     raise self.fail(response, f"id {pet_id} listed with {field}={value!r}", f"{item.get(field)!r}")
 
 
-def run_sequences(walk: int) -> None:
+def run_sequences(walk: int, judge: Judge) -> None:
     """One walk of the state machine over the spec's links: the run's seed and the walk's number
     pick its sequences (the same seed walks the same sequences)."""
     run = current_run()
@@ -120,12 +125,14 @@ def run_sequences(walk: int) -> None:
     try:
         _walk(walker, profile)
     except Exception as error:
+        judge.count(CLAUSE, seen.hops)
         # Hypothesis replays a failing sequence to report it; against a live store the replay takes
         # other steps (new ids, a fuller store) and it gives up ("Inconsistent data generation",
         # "Flaky").  What was seen the first time is the finding.
         if seen.found and find_error(error, Violation) is None:
             raise seen.found[0] from None
         raise
+    judge.count(CLAUSE, seen.hops)
 
 
 def _walk(walker: Any, profile: Any) -> None:
@@ -147,7 +154,7 @@ def _walk(walker: Any, profile: Any) -> None:
 @pytest.mark.writes
 @pytest.mark.clause(CLAUSE)
 @pytest.mark.parametrize("walk", range(WALKS), ids=[f"walk-{n + 1}" for n in range(WALKS)])
-def test_create_read_list_sequences(walk: int) -> None:
+def test_create_read_list_sequences(walk: int, judge: Judge) -> None:
     # Inline, not in a background thread: Hypothesis running in two threads at once trips a CPython
     # 3.11 bug ("AST constructor recursion depth mismatch") when it reads a strategy's source.
-    run_sequences(walk)
+    run_sequences(walk, judge)

@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib.resources import files
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,7 @@ class Clause:
     quote: str
     statement: str
     complete_view: bool = False
+    undecided_ok: tuple[str, ...] = ()  # reasons it may stay undecided without blocking the verdict
 
     @property
     def source(self) -> str:
@@ -42,10 +44,12 @@ CATCH_ALL = "generated.other"
 @cache
 def registry() -> dict[str, Clause]:
     data = tomllib.loads(files("petstore_contract").joinpath("clauses.toml").read_text(encoding="utf-8"))
-    return {
-        cid: Clause(id=cid, **{name.replace("-", "_"): value for name, value in fields.items()})
-        for cid, fields in data["clauses"].items()
-    }
+    return {cid: Clause(id=cid, **_fields(table)) for cid, table in data["clauses"].items()}
+
+
+def _fields(table: dict[str, Any]) -> dict[str, Any]:
+    """A clause's TOML table as Clause fields: names in snake case, lists as tuples (the record is frozen)."""
+    return {name.replace("-", "_"): tuple(v) if isinstance(v, list) else v for name, v in table.items()}
 
 
 def section_markers() -> list[str]:

@@ -11,11 +11,15 @@ names the clause, so one exchange can be judged on several clauses, each on its 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import pytest
 
 from petstore_contract import headers
 from petstore_contract.record import (
@@ -33,6 +37,14 @@ from petstore_contract.spec import schema_errors
 
 STATUSES = ("available", "pending", "sold")
 SHOWN = 200  # characters of a value quoted in an observation
+# The suite-mutation self-test names clauses (or "all") whose judgements become no-ops: each must
+# then end undecided, never conforming (selftests/test_unexamined.py).
+UNJUDGED_ENV = "PETSTORE_SELFTEST_UNJUDGED"
+
+
+def unjudged(clause: str) -> bool:
+    chosen = os.environ.get(UNJUDGED_ENV, "")
+    return bool(chosen) and (chosen == "all" or clause in chosen.split(","))
 
 
 class Answer(Protocol):
@@ -148,10 +160,19 @@ class Judge:
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    examined: dict[str, int] = field(default_factory=dict)  # clause -> judgements made (exchanges judged)
 
     @contextmanager
     def __call__(self, clause: str) -> Iterator[None]:
-        """Judge one clause: a Mismatch inside violates it, Undecided leaves it undecided, else it conforms."""
+        """Judge one clause: a Mismatch inside violates it, Undecided leaves it undecided, else it conforms.
+
+        A block that ends without Undecided examined the target for its clause once; a clause no block
+        examined cannot conform (``verdict.clause_results``).  Under ``UNJUDGED_ENV`` (the suite-mutation
+        self-test) the named clauses' blocks judge nothing: whatever they raise is dropped."""
+        if unjudged(clause):
+            with contextlib.suppress(Exception):
+                yield
+            return
         try:
             yield
         except Mismatch as exc:
@@ -163,10 +184,17 @@ class Judge:
             self.undecided(exc.note)
         else:
             self.outcomes.setdefault(clause, CONFORMS)
+            self.count(clause)
+
+    def count(self, clause: str, exchanges: int = 1) -> None:
+        """``exchanges`` more judgements of ``clause`` (a check that judges outside a ``with judge`` block)."""
+        if exchanges > 0 and not unjudged(clause):
+            self.examined[clause] = self.examined.get(clause, 0) + exchanges
 
     def violated(self, finding: Finding) -> None:
         self.findings.append(finding)
         self.outcomes[finding.clause] = VIOLATED
+        self.count(finding.clause)
 
     def undecided(self, note: Note) -> None:
         self.notes.append(note)
@@ -178,3 +206,12 @@ class Judge:
         """Raise the test's violations (all of them, each on its clause) once every clause was judged."""
         if self.findings:
             raise Violation(*self.findings)
+
+
+JUDGE_KEY = pytest.StashKey[Judge]()
+
+
+def judge_of(item: pytest.Item) -> Judge:
+    """The test's judge (made on first use): its clause outcomes, findings and judgements made."""
+    judge: Judge = item.stash.setdefault(JUDGE_KEY, Judge())
+    return judge

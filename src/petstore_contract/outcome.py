@@ -42,6 +42,7 @@ def record_of(
         record.findings = list(judge.findings)
         record.notes = list(judge.notes)
         record.warnings = list(judge.warnings)
+        record.examined = dict(judge.examined)
     error = call.excinfo.value if call.excinfo is not None else None
     if error is None:
         _passed(record, clauses, judge)

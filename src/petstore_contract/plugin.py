@@ -21,7 +21,7 @@ import pytest
 
 from petstore_contract import heap, outputs, profiles
 from petstore_contract.clauses import registry, section_markers
-from petstore_contract.expect import Judge
+from petstore_contract.expect import JUDGE_KEY, Judge, judge_of
 from petstore_contract.outcome import record_of
 from petstore_contract.record import INCONCLUSIVE, Exchange, RunResult, TestRecord
 from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, Run, RunSettings, install
@@ -45,7 +45,6 @@ from petstore_contract.verdict import clause_results, decide, server_errors_reco
 CHILD_ROUND_TRIP = 0.025
 RUN_KEY = pytest.StashKey[Run]()
 STATE_KEY = pytest.StashKey["Controller"]()
-JUDGE_KEY = pytest.StashKey[Judge]()
 RECORD_ATTR = "petstore_record"  # a plain dict on the TestReport: survives xdist serialisation
 INTERRUPTED, USAGE_ERROR, INTERNAL_ERROR, NO_TESTS = 2, 4, 3, 5
 
@@ -400,8 +399,7 @@ def read_only(run: Run) -> bool:
 @pytest.fixture
 def judge(request: pytest.FixtureRequest) -> Judge:
     """Judges each clause of a test on its own (see ``expect``); the plugin reads it after the test."""
-    judge: Judge = request.node.stash.setdefault(JUDGE_KEY, Judge())
-    return judge
+    return judge_of(request.node)
 
 
 # -- running and recording ----------------------------------------------------------------------------
@@ -425,14 +423,21 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     deferring = run if run is not None and item.get_closest_marker("deferred") is not None else None
     if deferring is not None:
         deferring.defer()
+    if run is not None:
+        run.take_examined()  # what an earlier test left: each test counts its own judgements
     try:
-        result = yield
-    except BaseException:
+        try:
+            result = yield
+        except BaseException:
+            if deferring is not None:
+                deferring.drop_deferred()
+            raise
         if deferring is not None:
-            deferring.drop_deferred()
-        raise
-    if deferring is not None:
-        deferring.judge_deferred()
+            deferring.judge_deferred()
+    finally:
+        if run is not None:
+            for clause, exchanges in run.take_examined().items():  # the generated cases judged
+                judge_of(item).count(clause, exchanges)
     judge = item.stash.get(JUDGE_KEY, None)
     if judge is not None:
         judge.finish()  # the test's violations, each on its clause, once every clause was judged
@@ -624,7 +629,11 @@ class Controller:
         sidecar = self.placed.get(pyfuncitem.nodeid)
         if sidecar is None:
             return None
-        sidecar.raise_outcome(key_of(pyfuncitem))
+        error, examined = sidecar.outcome(key_of(pyfuncitem))
+        for clause, exchanges in examined.items():
+            judge_of(pyfuncitem).count(clause, exchanges)
+        if error is not None:
+            raise error
         return True
 
     def stop_sidecars(self) -> None:

@@ -27,7 +27,8 @@ EXIT_CODES = {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}
 # to see whole, or an optional header that was not sent, leave the rest of the verdict standing.
 TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER = "target", "budget", "precondition", "throttled", "other"
 STORE_TOO_LARGE, NOT_SENT, EMPTY_STORE = "store_too_large", "not_sent", "empty_store"
-BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER})
+NOT_EXERCISED = "not_exercised"  # selected, but no check judged an exchange of the target for it
+BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER, NOT_EXERCISED})
 
 BODY_EXCERPT = 2000
 
@@ -192,6 +193,7 @@ class TestRecord:
     notes: list[Note] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     detail: str = ""  # for an error of the suite itself: its one-line description
+    examined: dict[str, int] = field(default_factory=dict)  # clause -> exchanges judged for it
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -203,6 +205,7 @@ class TestRecord:
             "notes": [n.to_dict() for n in self.notes],
             "warnings": list(self.warnings),
             "detail": self.detail,
+            "examined": dict(self.examined),
         }
 
     @classmethod
@@ -216,6 +219,7 @@ class TestRecord:
             notes=[Note.from_dict(n) for n in data["notes"]],
             warnings=list(data.get("warnings", ())),
             detail=data.get("detail", ""),
+            examined=dict(data.get("examined", {})),
         )
 
 
@@ -232,6 +236,7 @@ class ClauseResult:
     notes: list[Note] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
     needs_complete_view: bool = False
+    exchanges: int = 0  # exchanges of the target judged for this clause, over every test
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

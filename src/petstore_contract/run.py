@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -82,6 +83,8 @@ class Run:
         self._background: dict[str, Future[Any]] = {}
         self._starter: ThreadPoolExecutor | None = None
         self._cases_wait_for = ""
+        self._examined: dict[str, int] = {}  # judgements of generated cases, by clause (``take_examined``)
+        self._examined_lock = threading.Lock()
         # False in a child process of the run (sidecar.py): it only reads what the parent set up,
         # so that stopping it can never leave set-up half done for the others.
         self.produces_shared = True
@@ -292,8 +295,24 @@ class Run:
             return list(violation.findings)
         return []
 
+    def take_examined(self) -> dict[str, int]:
+        """The judgements of generated cases since the last call, by clause (and start counting anew)."""
+        with self._examined_lock:
+            taken, self._examined = self._examined, {}
+        return taken
+
+    def _count_examined(self, status: int) -> None:
+        # What Schemathesis' checks and ours judge on an answer of this status (see test_generated.py).
+        clauses = ["responses.documented", "json.content-type"]
+        clauses += ["errors.body"] if status >= 400 else []
+        clauses += ["auth.challenge"] if status == 401 else []
+        with self._examined_lock:
+            for clause in clauses:
+                self._examined[clause] = self._examined.get(clause, 0) + 1
+
     def judge_response(self, case: Any, response: Any, validate: Callable[[], None] | None = None) -> None:
         """Schemathesis' checks and ours on one answer; its failures become findings on their clauses."""
+        self._count_examined(response.status_code)
         try:
             if validate is None:
                 case.validate_response(response, additional_checks=generated.CUSTOM_CHECKS)

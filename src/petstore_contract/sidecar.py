@@ -37,6 +37,7 @@ from typing import Any
 
 import pytest
 
+from petstore_contract.expect import JUDGE_KEY
 from petstore_contract.record import BUDGET, Exchange, Finding, Mismatch, Note, Undecided, Violation, find_error
 from petstore_contract.transport import RunGuard, TargetProblem
 
@@ -85,7 +86,12 @@ def key_of(item: pytest.Item) -> str:
 # -- what a test raised, as data ---------------------------------------------------------------------
 
 
-def encode(error: BaseException | None) -> dict[str, Any]:
+def encode(error: BaseException | None, examined: dict[str, int] | None = None) -> dict[str, Any]:
+    """What a test raised, and the judgements it made by clause, as JSON data."""
+    return {**_encode_error(error), "examined": dict(examined or {})}
+
+
+def _encode_error(error: BaseException | None) -> dict[str, Any]:
     """What a test raised, as JSON data; the order of the cases is ``outcome.record_of``'s."""
     if error is None:
         return {"passed": True}
@@ -181,6 +187,12 @@ class Sidecar:
 
     def raise_outcome(self, key: str) -> None:
         """Wait for the child to finish the test named ``key``; raise what it raised, if anything."""
+        error, _ = self.outcome(key)
+        if error is not None:
+            raise error
+
+    def outcome(self, key: str) -> tuple[BaseException | None, dict[str, int]]:
+        """Wait for the child to finish the test named ``key``: what it raised, and its judgements by clause."""
         path = _outcome_path(self.directory, key)
         while not path.exists():
             if self.process.poll() is not None and not path.exists():
@@ -191,9 +203,8 @@ class Sidecar:
                     kind=BUDGET,
                 )
             time.sleep(POLL)
-        error = decode(json.loads(path.read_text(encoding="utf-8")))
-        if error is not None:
-            raise error
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return decode(data), {str(k): int(v) for k, v in data.get("examined", {}).items()}
 
     def _died(self) -> str:
         lines = self.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
@@ -251,7 +262,8 @@ class ChildSession:
             # Counters first: once the parent sees the last outcome, the run's counters are whole.
             self.guard.write_counters(self.directory.parent / f"counters-{self.name}.json")
             error = call.excinfo.value if call.excinfo is not None else None
-            _publish(_outcome_path(self.directory, key_of(item)), encode(error))
+            judge = item.stash.get(JUDGE_KEY, None)
+            _publish(_outcome_path(self.directory, key_of(item)), encode(error, judge.examined if judge else None))
         return report
 
 

@@ -22,7 +22,13 @@ RANK = {rec.NOT_SELECTED: 0, rec.CONFORMS: 1, rec.UNDECIDED: 2, rec.VIOLATED: 3}
 
 def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
     rows = {cid: _row(clause) for cid, clause in registry().items()}
+    named: set[str] = set()  # clauses a test that ran set out to judge
     for record in records:
+        if record.outcome != rec.NOT_SELECTED:
+            named.update(record.clauses)
+        for cid, exchanges in record.examined.items():
+            if cid in rows:
+                rows[cid].exchanges += exchanges
         for cid, outcome in record.judged.items():
             row = rows.get(cid)
             if row is None:
@@ -38,8 +44,25 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
             for cid in note.clauses:
                 if cid in rows and rows[cid].outcome == rec.UNDECIDED and note not in rows[cid].notes:
                     rows[cid].notes.append(note)
+    for cid, row in rows.items():
+        if cid != CATCH_ALL:
+            _unexamined(row, selected=cid in named)
     # The catch-all clause appears only when a finding landed on it.
     return [row for cid, row in rows.items() if cid != CATCH_ALL or row.outcome != rec.NOT_SELECTED]
+
+
+def _unexamined(row: ClauseResult, *, selected: bool) -> None:
+    """A clause conforms only where a check judged an exchange of the target for it: a test that ended
+    without judging its clause (returned early, found nothing to judge) leaves it undecided, blocking."""
+    if (
+        row.exchanges
+        or row.findings
+        or not (row.outcome == rec.CONFORMS or (selected and row.outcome == rec.NOT_SELECTED))
+    ):
+        return
+    row.outcome = rec.UNDECIDED
+    tests = ", ".join(row.tests) or "its tests"
+    row.notes.append(Note((row.id,), rec.NOT_EXERCISED, f"no check judged an exchange of the target for it ({tests})"))
 
 
 SERVER_ERRORS_TEST = "(every request of the run): no 5xx answer"
@@ -87,10 +110,13 @@ def void(rows: list[ClauseResult], reason: str) -> list[ClauseResult]:
 
 
 def blocking(row: ClauseResult) -> bool:
-    """An undecided MUST clause that leaves the target unjudged (not just a store too large to see)."""
+    """An undecided MUST clause that leaves the target unjudged: undecided for any reason other than
+    those the registry declares for it (a store too large to see whole, an optional header not sent)."""
     if row.level != "MUST" or row.outcome != rec.UNDECIDED:
         return False
-    return not row.notes or any(note.kind in rec.BLOCKING for note in row.notes)
+    clause = registry().get(row.id)
+    allowed = set(clause.undecided_ok) if clause is not None else set()
+    return not row.notes or any(note.kind not in allowed for note in row.notes)
 
 
 def decide(

@@ -21,6 +21,7 @@ from petstore_contract.record import (
     EMPTY_STORE,
     INCONCLUSIVE,
     NOT_CONFORMANT,
+    NOT_EXERCISED,
     NOT_SELECTED,
     NOT_SENT,
     OTHER,
@@ -49,6 +50,7 @@ KIND_PHRASES = {
     BUDGET: ("could not be checked: the request budget ran out", "could not be checked: the request budget ran out"),
     PRECONDITION: ("could not be checked: a precondition failed", "could not be checked: a precondition failed"),
     THROTTLED: ("could not be checked: the target throttled the suite", "could not be checked: throttled"),
+    NOT_EXERCISED: ("was not exercised: no check judged an exchange for it", "were not exercised"),
     OTHER: ("is undecided", "are undecided"),
 }
 KIND_WORDS = {
@@ -59,6 +61,7 @@ KIND_WORDS = {
     BUDGET: "budget",
     PRECONDITION: "precondition",
     THROTTLED: "throttled",
+    NOT_EXERCISED: "not exercised",
     OTHER: "other",
 }
 
@@ -215,7 +218,8 @@ def why(clause: ClauseResult, limit: int = LINE) -> str:
     if clause.outcome == NOT_SELECTED:
         return "no test of this clause was selected in this run"
     count = len(clause.tests)
-    return f"{count} test{'s' if count != 1 else ''} passed" if count else "conforms"
+    tests = f"{count} test{'s' if count != 1 else ''}"
+    return f"conforms · {clause.exchanges:,} exchange{'s' if clause.exchanges != 1 else ''} judged by {tests}"
 
 
 def anchor(clause_id: str) -> str:

@@ -1,0 +1,36 @@
+"""No clause conforms unexamined: the suite mutated so that its checks judge nothing.
+
+With ``PETSTORE_SELFTEST_UNJUDGED`` naming clauses (or ``all``), every ``with judge(clause)`` block of
+those clauses and every count of their judgements becomes a no-op, as if the check had returned
+early.  Each such clause must then end *undecided (not exercised)*, never *conforms*, and the run
+must not be conformant; the clauses left alone keep conforming.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from petstore_contract.clauses import CATCH_ALL, registry
+from petstore_contract.expect import UNJUDGED_ENV
+from petstore_contract.selfcheck import run_suite
+
+QUICK = ("--contract-profile", "quick")
+
+
+def test_with_every_judgement_a_no_op_no_clause_conforms() -> None:
+    run = run_suite(None, None, *QUICK, env={UNJUDGED_ENV: "all"}, timeout=300)
+    assert run.verdict == "inconclusive", run.output[-2000:]
+    assert run.clauses("conforms") == set()
+    expected = {cid for cid in registry() if cid != CATCH_ALL}
+    assert run.clauses("undecided") == expected
+    reasons = {c["id"]: {n["kind"] for n in c["notes"]} for c in run.summary["clauses"]}
+    assert all("not_exercised" in kinds for cid, kinds in reasons.items() if cid in expected), reasons
+
+
+@pytest.mark.parametrize("clause", ["read.deprecation", "auth.challenge.quiet", "list.limit.default", "errors.body"])
+def test_one_check_made_a_no_op_leaves_its_clause_undecided(clause: str) -> None:
+    run = run_suite(None, None, *QUICK, env={UNJUDGED_ENV: clause}, timeout=300)
+    assert run.clauses("undecided") == {clause}, (run.clauses("undecided"), run.output[-2000:])
+    assert run.verdict == "inconclusive" if registry()[clause].level == "MUST" else run.verdict == "conformant"
+    row = next(c for c in run.summary["clauses"] if c["id"] == clause)
+    assert row["exchanges"] == 0 and row["notes"][0]["kind"] == "not_exercised", row
