@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract import expect, generated, headers
+from petstore_contract.expect import Judge
 from petstore_contract.record import Exchange, Mismatch, Violation
 from petstore_contract.transport import Answer
 
@@ -83,7 +84,8 @@ header_maps = st.dictionaries(
 
 
 def answer(status: int, head: dict[str, str], body: bytes) -> Answer:
-    return Answer(status=status, headers=CaseInsensitiveDict(head), body=body, exchange=EXCHANGE)
+    exchange = Exchange(EXCHANGE.method, EXCHANGE.url, status=status)
+    return Answer(status=status, headers=CaseInsensitiveDict(head), body=body, exchange=exchange)
 
 
 @dataclass
@@ -185,3 +187,12 @@ def test_a_basic_challenge_is_a_finding_not_a_crash() -> None:
     with pytest.raises(Mismatch, match="a Bearer challenge"):
         expect.bearer_challenge(refused)
     assert headers.challenge_schemes('Basic realm="a", Bearer realm="b", error="invalid_token"') == ["basic", "bearer"]
+
+
+@pytest.mark.parametrize(("status", "outcome"), [(429, "undecided"), (500, "violated"), (400, "violated")])
+def test_a_429_that_outlasted_its_waits_is_undecided_never_a_violation(status: int, outcome: str) -> None:
+    judge = Judge()
+    with judge("create.created"):
+        expect.status(answer(status, {}, b"{}"), 201)
+    assert judge.outcomes == {"create.created": outcome}
+    assert [n.kind for n in judge.notes] == (["throttled"] if status == 429 else [])

@@ -24,6 +24,7 @@ import pytest
 from petstore_contract import headers
 from petstore_contract.record import (
     CONFORMS,
+    THROTTLED,
     UNDECIDED,
     VIOLATED,
     Exchange,
@@ -40,6 +41,12 @@ SHOWN = 200  # characters of a value quoted in an observation
 # The suite-mutation self-test names clauses (or "all") whose judgements become no-ops: each must
 # then end undecided, never conforming (selftests/test_unexamined.py).
 UNJUDGED_ENV = "PETSTORE_SELFTEST_UNJUDGED"
+
+
+def throttled(exchange: Exchange | None) -> bool:
+    """A 429 that outlasted the waits its Retry-After asked for: the target would not answer, which
+    decides nothing (RFC 6585: the request was not processed) — never a violation by itself."""
+    return exchange is not None and exchange.status == 429
 
 
 def unjudged(clause: str) -> bool:
@@ -176,7 +183,10 @@ class Judge:
         try:
             yield
         except Mismatch as exc:
-            self.violated(exc.finding(clause))
+            if exc.exchange is not None and throttled(exc.exchange):
+                self.undecided(Note((clause,), THROTTLED, f"the target kept answering 429 ({exc.exchange.url})"))
+            else:
+                self.violated(exc.finding(clause))
         except Violation as exc:
             for finding in exc.findings:
                 self.violated(finding)

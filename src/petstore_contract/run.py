@@ -311,7 +311,11 @@ class Run:
                 self._examined[clause] = self._examined.get(clause, 0) + 1
 
     def judge_response(self, case: Any, response: Any, validate: Callable[[], None] | None = None) -> None:
-        """Schemathesis' checks and ours on one answer; its failures become findings on their clauses."""
+        """Schemathesis' checks and ours on one answer; its failures become findings on their clauses.
+
+        A 429 that outlasted its waits is not judged: the target did not process the request."""
+        if response.status_code == 429:
+            return
         self._count_examined(response.status_code)
         try:
             if validate is None:
