@@ -177,6 +177,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "throttled": 1,
         "throttle_wait_s": 1.5,
         "repeats_not_sent": 1,
+        "resent_writes": 0,
         "server_errors": [failed.to_dict()],
     }
 
@@ -216,6 +217,7 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
         "throttled": 0,
         "throttle_wait_s": 0.0,
         "repeats_not_sent": 0,
+        "resent_writes": 0,
     }
 
 
@@ -344,6 +346,17 @@ def test_keep_alive_closed_by_the_server_is_sent_again_once(make_transport) -> N
         assert transport.request("GET", "/pets").status == 200
         assert len(peer.requests) == 3 and peer.connections == 2
     assert transport.guard.counters()["no_answer"] == 0
+    assert transport.guard.counters()["resent_writes"] == 0
+
+
+def test_a_write_sent_again_after_a_dropped_connection_is_counted(make_transport) -> None:
+    with PeerServer(lambda seen: None if seen.nth == 2 else (201, {}, b"{}")) as peer:
+        transport = make_transport(peer.base_url)
+        assert transport.request("POST", "/pets", body=b"{}").status == 201
+        assert transport.request("POST", "/pets", body=b"{}").status == 201
+        assert len(peer.requests) == 3
+    counters = transport.guard.counters()
+    assert (counters["requests"], counters["writes"], counters["resent_writes"]) == (3, 3, 1)
 
 
 # -- origin ---------------------------------------------------------------------------------------

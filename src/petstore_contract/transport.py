@@ -77,7 +77,9 @@ R = TypeVar("R")
 TARGET, BUDGET = "target", "budget"
 BREAKER_FILE = "breaker-open"
 COUNTERS_GLOB = "counters-*.json"
-COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent")  # a run's counters (RunGuard)
+# A run's counters (RunGuard); "resent_writes": requests not safe to repeat that were sent again on a
+# fresh connection after the server closed a kept-alive one as they went out (counted and reported).
+COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes")
 SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
 SERVER_ERRORS_KEPT = 20
 READ_SIZE = 65536
@@ -437,6 +439,12 @@ class RunGuard:
         with self._lock:
             self._counts["repeats_not_sent"] += 1
 
+    def count_resent(self, method: str) -> None:
+        self.count_sent(method)
+        if method.upper() not in READ_METHODS:
+            with self._lock:
+                self._counts["resent_writes"] += 1
+
     def count_throttled(self, waited: float) -> None:
         with self._lock:
             self._counts["throttled"] += 1
@@ -592,8 +600,9 @@ class GuardedAdapter(HTTPAdapter):
             if not (_dropped_before_answer(exc) and self._opened_connections() == opened):
                 raise self._no_answer(describe(exc, where, self.origin, cut), where, request) from None
             # A keep-alive connection closed by the server as the request went out: send once more on a
-            # fresh one, as browsers and curl do (Schemathesis does the same for its own sessions).
-            self.guard.count_sent(method)
+            # fresh one, as browsers and curl do (Schemathesis does the same for its own sessions).  A
+            # write sent again is counted apart and shown in every report: the server may have taken both.
+            self.guard.count_resent(method)
             try:
                 streamed = super().send(
                     request,
