@@ -199,17 +199,27 @@ def _ghosts(run: Run, seeded: Seeded) -> dict[str, Answer]:
 
 @pytest.mark.clause("create.id")
 def test_ids_are_int64_and_never_repeat(fresh: dict[str, Answer], judge: Judge, seeded: Any) -> None:
+    """§2 "Unique identifier, assigned by the service on creation": a new animal's id was never handed
+    out before in the run, and is no id of an animal the store listed before the run's first write
+    (ids that wrap around on a crowded store); set-up's own creations are held to the same."""
+    existing = {pet["id"] for pet in seeded.before if type(pet.get("id")) is int}
     ids: dict[Any, Answer] = {int(pet_id): None for pet_id in seeded.sent}  # type: ignore[misc]
     created = [a for a in fresh.values() if a.status == 201]
     if not created:
         raise undecided("create.id", PRECONDITION, "POST /pets created nothing", blocked_by="create.created")
+    with judge("create.id"):
+        reused = sorted(int(pet_id) for pet_id in seeded.sent if int(pet_id) in existing)
+        if reused or seeded.repeated:
+            why = f"id {reused[0]} of an animal listed before" if reused else f"id {seeded.repeated[0]} twice"
+            raise Mismatch("set-up's new animals each given a new id", f"POST /pets handed out {why}")
     for answer in created:
         with judge("create.id"):
             pet_id = expect.parse_json(answer).get("id")
             if type(pet_id) is not int or not INT64_MIN <= pet_id <= INT64_MAX:
                 raise Mismatch("an int64 id", f"id {expect.short(pet_id)}", answer.exchange)
-            if pet_id in ids:
-                raise Mismatch("an id never handed out before in the run", f"id {pet_id} again", answer.exchange)
+            if pet_id in ids or pet_id in existing:
+                where = "in the run" if pet_id in ids else "to an animal listed before the run's first write"
+                raise Mismatch(f"an id never handed out before ({where})", f"id {pet_id} again", answer.exchange)
             ids[pet_id] = answer
 
 
