@@ -77,7 +77,7 @@ class Observed:
 
 
 def normalised(line: str, seed: int, run_id: str) -> str:
-    line = line.replace(f"contract-{seed}-{run_id}-", "contract-SEED-RUN-")
+    line = line.replace(f"pc-{run_id}-", "pc-RUN-")
     return re.sub(r"-\d+-\d+(?=\")", "-PID-N", line)  # a name's process and counter
 
 

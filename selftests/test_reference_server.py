@@ -340,6 +340,8 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "read_no_deprecation": deprecation_wrong,
     "read_deprecation_http_date": deprecation_wrong,
     "read_deprecation_boolean": deprecation_wrong,
+    "read_deprecation_in_future": lambda api: api.read(api.create()["id"]).headers["Deprecation"] == "@1893456000",
+    "deprecation_on_list": lambda api: all(h in api.get("/pets").headers for h in ("Deprecation", "Sunset")),
     "read_deprecation_even_ids": deprecation_wrong,
     "read_sunset_wrong_day": sunset_wrong,
     "read_sunset_day_before": sunset_wrong,

@@ -33,6 +33,13 @@ PLAIN = {"available": {"status": "available"}, "pending": {"status": "pending"},
 # shown; category records not shown): 201 and an exact echo, or a 400 Error.
 OPEN = {
     "unicode": {"name": "Ŝnuĉjo 🐶 猫 Ωmega"},
+    # The whole of Unicode is a string (§2): no normalisation, folding or stripping on the way.
+    "decomposed": {"name": "Cafe\u0301 Zoe\u0308 n\u0303"},  # NFD: an NFC-normalising store changes it
+    "compatibility": {"name": "\ufb01ne \u2460 \uff2b \U0001d518"},  # NFKC folds each of them
+    "joiners": {"name": "Rex\u200dDog\u200b\u2060"},  # zero-width joiner, space and word joiner
+    "astral": {"name": "\U0001f408\u200d\u2b1b \U0001f9ae"},  # beyond the BMP (surrogate pairs in UTF-16)
+    "right-to-left": {"name": "\u05e9\u05dc\u05d5\u05dd Rex \u0645\u0631\u062d\u0628\u0627"},
+    "controls": {"name": "Rex\tthe\ncat"},
     "int64-max-category": {"categoryId": INT64_MAX},
     "int64-min-category": {"categoryId": INT64_MIN},
     "negative-category": {"categoryId": -5},
@@ -135,11 +142,13 @@ def _judge_created(judge: Judge, answer: Answer, sent: dict[str, Any]) -> dict[s
     return created
 
 
-@pytest.mark.clause("create.created", "create.echo")
+@pytest.mark.clause("create.created", "create.echo", "deprecation.scope")
 @pytest.mark.parametrize("name", PLAIN)
 def test_plain_new_pet_is_created_and_echoed(sent: Sent, judge: Judge, name: str) -> None:
     answers, bodies = sent
     _judge_created(judge, answers[f"plain-{name}"], bodies[f"plain-{name}"])
+    with judge("deprecation.scope"):  # §9.3 marks only GET /pets/{petId} deprecated
+        expect.not_deprecated(answers[f"plain-{name}"])
 
 
 @pytest.mark.clause("create.echo")

@@ -89,6 +89,14 @@ def test_page_is_as_full_as_store_and_cap_allow(grid: Grid, judge: Judge, query:
             )
 
 
+@pytest.mark.clause("deprecation.scope")
+def test_the_replacement_is_not_deprecated(grid: Grid, judge: Judge) -> None:
+    """§9.3: clients use GET /pets instead of the deprecated GET /pets/{petId}: GET /pets itself is current."""
+    for answer in grid.answers.values():
+        with judge("deprecation.scope"):
+            expect.not_deprecated(answer)
+
+
 @pytest.mark.clause("list.limit.default")
 @pytest.mark.parametrize("status", store.FILTERS, ids=lambda s: f"status={s}")
 def test_no_limit_answers_as_limit_20(grid: Grid, judge: Judge, status: str | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -157,6 +158,13 @@ def _deprecation_seconds(answer: Answer) -> int:
     seconds = headers.sf_date_seconds(value)
     if seconds is None:
         raise Mismatch("Deprecation: @<unix seconds> (RFC 9745 §2.1)", f"Deprecation: {value}", answer.exchange)
+    if headers.after_now(seconds, answer.headers.get("date"), time.time()):
+        # RFC 9745 §2.1: a future date announces a deprecation to come; §4.3 says the operation is deprecated.
+        raise Mismatch(
+            "a Deprecation date not in the future: the operation is deprecated (§4.3)",
+            f"Deprecation: {value}",
+            answer.exchange,
+        )
     return seconds
 
 

@@ -156,6 +156,17 @@ def bearer_challenge(answer: Answer) -> str:
     return challenge
 
 
+def not_deprecated(answer: Answer) -> None:
+    """§9.3: only GET /pets/{petId} is deprecated; an answer of a current operation announces neither a
+    deprecation (RFC 9745) nor a removal (RFC 8594)."""
+    for name in ("Deprecation", "Sunset"):
+        value = answer.headers.get(name)
+        if value is not None:
+            raise Mismatch(
+                "no Deprecation or Sunset header on a current operation", f"{name}: {value}", answer.exchange
+            )
+
+
 # -- the judge: one outcome per clause of a test ----------------------------------------------------
 
 

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import importlib
 import json
+import time
 from typing import Any
 
 import schemathesis
@@ -25,6 +26,7 @@ from petstore_contract.record import Exchange, Finding, Violation, cut
 from petstore_contract.spec import schemathesis_config_path, spec_path
 
 STATUSES = ("available", "pending", "sold")
+CURRENT_OPERATIONS = ("listPets", "createPet")  # §9.3: GET /pets is the replacement; POST /pets is not deprecated
 
 # (operationId or "*", failure kind, "2xx" | "4xx" | "*") -> clause.  Most specific key wins.  The
 # failure kinds are Schemathesis' failure classes; a header that breaks its schema is "HeaderSchema".
@@ -139,14 +141,27 @@ def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
 
 
 def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
-    """§4.3/§9.3, RFC 9745 §2.1: the deprecated operation's 2xx answers carry Deprecation: @<seconds>."""
-    if not case.operation.schema.is_deprecated(case.operation) or not 200 <= response.status_code < 300:
-        return
+    """§4.3/§9.3, RFC 9745 §2.1: the deprecated operation's 2xx answers carry Deprecation: @<seconds>, a
+    date not in the future; the operations §9.3 names as current (GET /pets, its replacement, and
+    POST /pets) carry neither Deprecation nor Sunset."""
     values = response.headers.get("deprecation") or []
+    if not case.operation.schema.is_deprecated(case.operation):
+        operation = case.operation.definition.raw.get("operationId", "")
+        sunset = response.headers.get("sunset") or []
+        if operation in CURRENT_OPERATIONS and (values or sunset):
+            shown = f"Deprecation: {values[0]}" if values else f"Sunset: {sunset[0]}"
+            raise _finding("deprecation.scope", f"no Deprecation or Sunset on {case.operation.label}", shown)
+        return
+    if not 200 <= response.status_code < 300:
+        return
     if not values:
         raise _finding("read.deprecation", "a Deprecation header on the 200 answer", "none")
-    if headers.sf_date_seconds(values[0]) is None:
+    seconds = headers.sf_date_seconds(values[0])
+    if seconds is None:
         raise _finding("read.deprecation", "Deprecation: @<unix seconds>", f"Deprecation: {values[0]}")
+    date = (response.headers.get("date") or [None])[0]
+    if headers.after_now(seconds, date, time.time()):
+        raise _finding("read.deprecation", "a Deprecation date not in the future", f"Deprecation: {values[0]}")
 
 
 def error_status_matches(ctx: Any, response: Any, case: Any) -> None:

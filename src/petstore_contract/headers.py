@@ -74,3 +74,10 @@ def challenge_schemes(values: list[str] | str | None) -> list[str]:
 def media_type(value: str | None) -> str:
     """The media type of a Content-Type value, lower-cased, without parameters ("" when none)."""
     return (value or "").split(";", 1)[0].strip().lower()
+
+
+def after_now(seconds: int, date_header: str | None, now: float, slack: int = DAY) -> bool:
+    """A moment later than "now" by more than ``slack``: now is the later of this client's clock and the
+    answer's ``Date`` (so a client clock that runs late does not make a server's date look future)."""
+    server_now = http_date_seconds(date_header)
+    return seconds > max(now, server_now if server_now is not None else now) + slack

@@ -277,6 +277,8 @@ class PetStore:
             chosen = [*chosen[:-1], chosen[0]]
         page = [self.present(p, listed=True) for p in chosen]
         headers = {"X-Total-Count": str(len(matching))} if self.variant.paging_headers else {}
+        if self.has("deprecation_on_list"):
+            headers |= {"Deprecation": DEPRECATION, "Sunset": SUNSET}
         if self.variant.paging_headers and len(matching) > size:
             headers["Link"] = f'<{request.url.path}?limit={limit}&cursor={size}>; rel="next"'
         if self.has("list_wraps_array"):
@@ -439,6 +441,8 @@ class PetStore:
             deprecation = "Thu, 01 Jan 2026 00:00:00 GMT"
         if self.has("read_deprecation_boolean"):
             deprecation = "true"
+        if self.has("read_deprecation_in_future"):
+            deprecation = "@1893456000"  # 2030-01-01
         if self.has("read_sunset_wrong_day"):
             sunset = "Fri, 05 Dec 2031 00:00:00 GMT"
         if self.has("read_sunset_before_deprecation"):
