@@ -63,7 +63,7 @@ def test_verdict_lines(runs: dict[str, RunResult]) -> None:
         "create.reject.nothing-created"
     )
     assert verdict_line(runs["not-conformant"]) == (
-        "Not conformant: 12 of 35 MUST clauses violated: list.shape, list.limit.honoured, list.limit.fills, "
+        "Not conformant: 12 of 36 MUST clauses violated: list.shape, list.limit.honoured, list.limit.fills, "
         "list.page.distinct, list.status.filter and 7 more"
     )
     assert (
@@ -77,13 +77,13 @@ def test_verdict_lines_without_a_reason() -> None:
     for result in runs.values():
         result.reason = ""
     assert verdict_line(runs["conformant"]) == (
-        "Conformant: 34 of 37 clauses conform; 2 need a store the suite can see whole: list.status.found, "
+        "Conformant: 35 of 38 clauses conform; 2 need a store the suite can see whole: list.status.found, "
         "create.reject.nothing-created; 1 SHOULD clause not met (warning): auth.challenge.quiet"
     )
     assert verdict_line(runs["not-conformant"]).startswith(
-        "Not conformant: 12 of 35 MUST clauses violated (list.shape, "
+        "Not conformant: 12 of 36 MUST clauses violated (list.shape, "
     )
-    assert verdict_line(runs["inconclusive"]).startswith("Inconclusive: 36 MUST clauses could not be decided (")
+    assert verdict_line(runs["inconclusive"]).startswith("Inconclusive: 37 MUST clauses could not be decided (")
     one_line = reportdata.inconclusive()
     one_line.reason = "refused\n" + "x" * 10_000
     assert "\n" not in verdict_line(one_line) and len(verdict_line(one_line)) < 600

@@ -178,6 +178,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "throttle_wait_s": 1.5,
         "repeats_not_sent": 1,
         "resent_writes": 0,
+        "created": 0,
         "server_errors": [failed.to_dict()],
     }
 
@@ -218,6 +219,7 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
         "throttle_wait_s": 0.0,
         "repeats_not_sent": 0,
         "resent_writes": 0,
+        "created": 0,
     }
 
 

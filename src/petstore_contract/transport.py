@@ -79,7 +79,8 @@ BREAKER_FILE = "breaker-open"
 COUNTERS_GLOB = "counters-*.json"
 # A run's counters (RunGuard); "resent_writes": requests not safe to repeat that were sent again on a
 # fresh connection after the server closed a kept-alive one as they went out (counted and reported).
-COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes")
+# "created": POSTs answered 201, the animals a run added to a store that has no delete.
+COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes", "created")
 SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
 SERVER_ERRORS_KEPT = 20
 READ_SIZE = 65536
@@ -445,6 +446,10 @@ class RunGuard:
             with self._lock:
                 self._counts["resent_writes"] += 1
 
+    def count_created(self) -> None:
+        with self._lock:
+            self._counts["created"] += 1
+
     def count_throttled(self, waited: float) -> None:
         with self._lock:
             self._counts["throttled"] += 1
@@ -546,6 +551,8 @@ class GuardedAdapter(HTTPAdapter):
             wait = self._throttle_wait(response, method)
             if wait is None or resends >= MAX_RESENDS or not resendable:
                 self._keep_server_error(request, method, response)
+                if method == "POST" and response.status_code == 201:
+                    self.guard.count_created()
                 return response
             resends += 1
             self.guard.count_throttled(wait)

@@ -91,6 +91,7 @@ FACT_LABELS = {
     "throttle_wait_s": "Waited for throttling",
     "repeats_not_sent": "Repeated generated cases, not sent again",
     "resent_writes": "Writes sent again after a dropped connection",
+    "created": "Animals created",
     "suite_version": "Suite version",
     "spec_sha256": "Spec SHA-256",
     "key_env": "API key from",
@@ -103,7 +104,7 @@ REASON_LIMIT = 500  # the verdict line's reason
 FACT_LIMIT = 300
 # shown as 1,873
 COUNTED_FACTS = frozenset(
-    {"requests", "writes", "no_answer", "throttled", "concurrency", "repeats_not_sent", "resent_writes"}
+    {"requests", "writes", "no_answer", "throttled", "concurrency", "repeats_not_sent", "resent_writes", "created"}
 )
 REPLAY_LIMIT = 4_000  # a one-line value (a why, a terminal line) is cut here
 NAMES_SHOWN = 5
