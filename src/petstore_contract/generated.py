@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import schemathesis
@@ -107,8 +108,8 @@ def load_schema(mode: GenerationMode, *, seed: int, max_examples: int, read_only
 # -- custom checks: what Schemathesis has no built-in check for ------------------------------------
 
 
-def _finding(clause: str, expected: str, observed: str) -> Violation:
-    return Violation(Finding(clause, expected, observed, source="generated"))
+def _finding(clause: str, expected: str, observed: str, expectation: str) -> Violation:
+    return Violation(Finding(clause, expected, observed, source="generated", expectation=expectation))
 
 
 def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
@@ -117,10 +118,10 @@ def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
         return
     values = response.headers.get("www-authenticate") or []
     if not values:
-        raise _finding("auth.challenge", "a WWW-Authenticate header on the 401", "none")
+        raise _finding("auth.challenge", "a WWW-Authenticate header on the 401", "none", "bearer-challenge")
     schemes = {part.strip().split(None, 1)[0].lower() for v in values for part in v.split(",") if part.strip()}
     if "bearer" not in schemes:
-        raise _finding("auth.challenge", "a Bearer challenge", f"WWW-Authenticate: {values[0]}")
+        raise _finding("auth.challenge", "a Bearer challenge", f"WWW-Authenticate: {values[0]}", "bearer-challenge")
 
 
 def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
@@ -129,9 +130,10 @@ def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
         return
     values = response.headers.get("deprecation") or []
     if not values:
-        raise _finding("read.deprecation", "a Deprecation header on the 200 answer", "none")
+        raise _finding("read.deprecation", "a Deprecation header on the 200 answer", "none", "deprecation-header")
     if not SF_DATE.fullmatch(values[0].strip()):
-        raise _finding("read.deprecation", "Deprecation: @<unix seconds>", f"Deprecation: {values[0]}")
+        observed = f"Deprecation: {values[0]}"
+        raise _finding("read.deprecation", "Deprecation: @<unix seconds>", observed, "deprecation-header")
 
 
 def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
@@ -143,7 +145,8 @@ def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
     except ValueError:
         return  # response_schema_conformance reports a body that is not JSON
     if isinstance(body, dict) and "status" in body and body["status"] != response.status_code:
-        raise _finding("errors.body", f"Error status {response.status_code}", f"Error status {body['status']!r}")
+        observed = f"Error status {body['status']!r}"
+        raise _finding("errors.body", f"Error status {response.status_code}", observed, "error-body")
 
 
 CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_matches]
@@ -232,7 +235,10 @@ def query_clause(query: dict[str, Any]) -> str:
 def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> list[Finding]:
     origin = getattr(failure, "exception", None)  # a custom check's own exception (Schemathesis keeps it)
     if isinstance(origin, Violation):
-        return [Finding(f.clause, f.expected, f.observed, exchange, source="generated") for f in origin.findings]
+        return [replace(f, exchange=exchange, source="generated") for f in origin.findings]
     observed = " ".join(f"{failure.title}. {failure.message}".split())
     kind = failure_kind(failure)
-    return [Finding(clause, f"Schemathesis' {kind} check to hold", cut(observed, 500), exchange, source="generated")]
+    expected = f"Schemathesis' {kind} check to hold"
+    return [
+        Finding(clause, expected, cut(observed, 500), exchange, source="generated", expectation=f"schemathesis:{kind}")
+    ]

@@ -91,7 +91,8 @@ def decide(
         for r in rows
         if r.level == "SHOULD" and r.outcome == rec.VIOLATED
     ]
-    return RunResult(verdict, reason, facts, rows, tests, list(dict.fromkeys(warnings)), list(records))
+    warnings = list(dict.fromkeys(warnings))
+    return RunResult(verdict, reason, facts, rows, tests, warnings, list(records), problems=list(problems))
 
 
 def _must(rows: list[ClauseResult]) -> int:
