@@ -14,12 +14,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Generator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
-from petstore_contract import heap, outputs, profiles
+from petstore_contract import heap, outputs, profiles, waivers
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.expect import Judge
 from petstore_contract.outcome import record_of
@@ -124,6 +125,11 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         "petstore_trip_after",
         {"type": int, "default": 3, "metavar": "N", "help": "send nothing after N requests in a row got no answer"},
     ),
+    (
+        "--contract-waivers",
+        "petstore_waivers",
+        {"metavar": "FILE", "help": "waivers to apply to the exit code (default: waivers.toml in the project root)"},
+    ),
 )
 
 
@@ -171,6 +177,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     if not is_contract_run(config):
         return
+    # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
+    waived = None if hasattr(config, "workerinput") or child_settings() is not None else _read_waivers(config)
     heap.relax()
     # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
     # before clean-ups, and find the long-lived objects still frozen.
@@ -184,11 +192,24 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ChildSession(run.guard, settings.shared_dir), "petstore-child")
     elif not hasattr(config, "workerinput"):
         config.stash[STATE_KEY] = controller = Controller(config, run, embedded)
+        controller.waivers = waived
         config.pluginmanager.register(controller, "petstore-controller")
     config.option.base_url = settings.base_url
     # Failures carry their own text (FailureRepr); native tracebacks for the rest spare pytest's
     # source parsing, which CPython 3.11 does not survive while another thread compiles.
     config.option.tbstyle = "native"
+
+
+def _read_waivers(config: pytest.Config) -> tuple[str, list[waivers.Waiver]] | None:
+    """``--contract-waivers FILE``, else the project root's waivers.toml when there; None without one."""
+    chosen = config.option.petstore_waivers
+    path = Path(chosen) if chosen else config.rootpath / waivers.FILE_NAME
+    if not chosen and not path.is_file():
+        return None
+    try:
+        return str(path), waivers.load(path)
+    except waivers.WaiverError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
@@ -528,6 +549,7 @@ class Controller:
         self.sidecars: dict[str, list[Sidecar]] = {}  # module name -> its child processes
         self.placed: dict[str, Sidecar] = {}  # a selected test's node id -> the child that runs it
         self.round_trip = 0.0  # seconds the pre-flight request took
+        self.waivers: tuple[str, list[waivers.Waiver]] | None = None  # (file, waivers) when one was read
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Every test's record (the controller sees the reports of every xdist worker too)."""
@@ -679,10 +701,13 @@ class Controller:
         self.result = decide(
             rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings
         )
+        if self.waivers is not None:
+            file, listed = self.waivers
+            self.result.gate = waivers.gate(self.result, listed, datetime.now(UTC).date(), file).to_dict()
         self.paths = outputs.write_all(self.result, self.config)
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
             return exitstatus
-        return self.result.exit_code
+        return self.result.process_exit_code
 
     def _processes(self) -> dict[str, Any]:
         return {"preflight_ms": round(self.round_trip * 1000), "child_processes": self.children() or "none"}

@@ -165,7 +165,7 @@ class Finding:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
         exchange = Exchange.from_dict(data["exchange"]) if data.get("exchange") else None
-        derived = ("signature", "id")  # computed from the rest, never read back
+        derived = ("signature", "id", "waiver")  # computed or added by the run, never read back
         return cls(**{**{k: v for k, v in data.items() if k not in derived}, "exchange": exchange})
 
 
@@ -274,10 +274,13 @@ class ClauseResult:
     tests: list[str] = field(default_factory=list)
     needs_complete_view: bool = False
 
+    def numbered(self) -> list[tuple[str, Finding]]:
+        """Each finding with its id, which names it within one summary.json (a bundle): "<clause>/<n>"."""
+        return [(f"{self.id}/{n}", finding) for n, finding in enumerate(self.findings, 1)]
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        # A finding's id names it within one summary.json (a bundle): "<clause>/<n>".
-        data["findings"] = [{**f.to_dict(), "id": f"{self.id}/{n}"} for n, f in enumerate(self.findings, 1)]
+        data["findings"] = [{**f.to_dict(), "id": fid} for fid, f in self.numbered()]
         data["notes"] = [n.to_dict() for n in self.notes]
         return data
 
@@ -296,10 +299,18 @@ class RunResult:
     # What kept the target from being judged (unreachable, key rejected, budget, interrupted): with the
     # clause rows, all ``verdict.decide`` needs, so that a summary.json's verdict can be recomputed.
     problems: list[str] = field(default_factory=list)
+    # The waivers' outcome (``waivers.Gate.to_dict``) when a waivers file was read: the run then exits
+    # with ``gate["exit_code"]``; the verdict, and every clause's outcome, stay as they are.
+    gate: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.verdict]
+
+    @property
+    def process_exit_code(self) -> int:
+        """The run's exit code: the verdict's, or the gate's when waivers were read."""
+        return int(self.gate["exit_code"]) if self.gate is not None else self.exit_code
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -311,8 +322,27 @@ class RunResult:
             "tests": dict(self.tests),
             "warnings": list(self.warnings),
             "problems": list(self.problems),
-            "clauses": [c.to_dict() for c in self.clauses],
+            "clauses": [_marked(c.to_dict(), self.gate) for c in self.clauses],
+            **({"gate": self.gate} if self.gate is not None else {}),
         }
+
+
+def _marked(clause: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
+    """A waived finding stays a finding of its violated clause, marked with the waiver that waived it."""
+    for finding in clause["findings"] if gate is not None else ():
+        waiver = waiver_of(gate, finding["id"])
+        if waiver is not None:
+            finding["waiver"] = waiver
+    return clause
+
+
+def waiver_of(gate: dict[str, Any] | None, finding_id: str) -> dict[str, Any] | None:
+    """The waiver that waived the finding ``finding_id`` in this run, if any."""
+    for entry in (gate or {}).get("waived", ()):
+        if finding_id in entry["findings"]:
+            waiver: dict[str, Any] = entry["waiver"]
+            return waiver
+    return None
 
 
 def find_error(error: BaseException, kind: type[Any]) -> Any:
