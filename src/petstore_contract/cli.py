@@ -1,7 +1,9 @@
 """``petstore-contract``: the installed suite from any directory, and the tools that read its results.
 
 - ``petstore-contract [pytest options]``: the contract suite (``pytest --pyargs petstore_contract.suite``);
-- ``petstore-contract compare BASE.json NEW.json``: what regressed between two runs (``compare``).
+- ``petstore-contract compare BASE.json NEW.json``: what regressed between two runs (``compare``);
+- ``petstore-contract certify ... --out DIR``: a certification bundle (``certify``);
+- ``petstore-contract verify DIR``: checks a bundle's hashes and recomputes its verdict (``bundle``).
 
 A subcommand is recognised only as the first argument, so every pytest command line works as before.
 """
@@ -16,6 +18,8 @@ import pytest
 # subcommand -> the module whose ``main(argv) -> int`` runs it (imported only when asked for)
 COMMANDS = {
     "compare": "petstore_contract.compare",
+    "certify": "petstore_contract.certify",
+    "verify": "petstore_contract.bundle",
 }
 
 

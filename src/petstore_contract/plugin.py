@@ -13,7 +13,7 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -130,6 +130,31 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         "petstore_waivers",
         {"metavar": "FILE", "help": "waivers to apply to the exit code (default: waivers.toml in the project root)"},
     ),
+    (
+        "--contract-record",
+        "petstore_record",
+        {"metavar": "DIR", "help": "keep every request and answer of the run in DIR (for exchanges.har)"},
+    ),
+    (
+        "--contract-certify",
+        "petstore_certify",
+        {"action": "store_true", "help": "a certification run (petstore-contract certify): the full suite, no waivers"},
+    ),
+)
+
+# What a certification run refuses (``petstore-contract certify``): (is it asked for?, one line).
+CERTIFY_REFUSES: tuple[tuple[Callable[[Any], Any], str], ...] = (
+    (lambda o: o.keyword, "-k: a certification run judges every test"),
+    (lambda o: o.markexpr, "-m: a certification run judges every test"),
+    (lambda o: o.deselect, "--deselect: a certification run judges every test"),
+    (lambda o: getattr(o, "maxfail", 0), "-x/--maxfail: a certification run does not stop at a failure"),
+    (lambda o: o.collectonly, "--collect-only: a certification run runs its tests"),
+    (lambda o: o.petstore_waivers, "waivers (--contract-waivers): a certificate shows every violation as it is"),
+    (
+        lambda o: o.petstore_run_budget,
+        "--run-budget: the default is no budget, and a certification run is not cut short",
+    ),
+    (lambda o: o.petstore_profile == "quick", "--contract-profile quick: a certification run is at least the default"),
 )
 
 
@@ -178,7 +203,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_contract_run(config):
         return
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
-    waived = None if hasattr(config, "workerinput") or child_settings() is not None else _read_waivers(config)
+    in_charge = not hasattr(config, "workerinput") and child_settings() is None
+    if in_charge and config.option.petstore_certify:
+        _check_certify(config)
+    waived = _read_waivers(config) if in_charge else None
     heap.relax()
     # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
     # before clean-ups, and find the long-lived objects still frozen.
@@ -204,12 +232,23 @@ def _read_waivers(config: pytest.Config) -> tuple[str, list[waivers.Waiver]] | N
     """``--contract-waivers FILE``, else the project root's waivers.toml when there; None without one."""
     chosen = config.option.petstore_waivers
     path = Path(chosen) if chosen else config.rootpath / waivers.FILE_NAME
-    if not chosen and not path.is_file():
+    if not chosen and (not path.is_file() or config.option.petstore_certify):  # never for a certification
         return None
     try:
         return str(path), waivers.load(path)
     except waivers.WaiverError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def _check_certify(config: pytest.Config) -> None:
+    """A certification run is the whole suite as shipped: one line for what it refuses."""
+    for asked, why in CERTIFY_REFUSES:
+        if asked(config.option):
+            raise pytest.UsageError(f"certify refuses {why}")
+    suite = suite_dir().resolve()
+    narrowed = [arg for arg in config.args if Path(arg.split("::", 1)[0]).resolve() != suite]
+    if narrowed:
+        raise pytest.UsageError(f"certify runs the whole suite: no test paths or ids ({narrowed[0]})")
 
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
@@ -233,6 +272,11 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
         )
     except TargetConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if option.petstore_certify and (target.read_only if target is not None else option.petstore_read_only):
+        raise pytest.UsageError(
+            "certify refuses read-only mode (--read-only, or a read-only --target without --allow-writes): "
+            "the tests that POST would be left out"
+        )
     embedded = None
     if target is None:
         target, embedded = _start_embedded(option.petstore_read_only)
@@ -257,6 +301,7 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
         client_key=option.petstore_client_key,
         use_proxy_env=not option.petstore_no_proxy_env,
         shared_dir=shared,
+        record_dir=str(Path(option.petstore_record).resolve()) if option.petstore_record else "",
     )
     return settings, target.api_key, embedded
 
