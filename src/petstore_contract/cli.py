@@ -3,7 +3,8 @@
 - ``petstore-contract [pytest options]``: the contract suite (``pytest --pyargs petstore_contract.suite``);
 - ``petstore-contract compare BASE.json NEW.json``: what regressed between two runs (``compare``);
 - ``petstore-contract certify ... --out DIR``: a certification bundle (``certify``);
-- ``petstore-contract verify DIR``: checks a bundle's hashes and recomputes its verdict (``bundle``).
+- ``petstore-contract verify DIR``: checks a bundle's hashes and recomputes its verdict (``bundle``);
+- ``petstore-contract replay DIR FINDING_ID``: a bundle's finding sent and judged again (``replay``).
 
 A subcommand is recognised only as the first argument, so every pytest command line works as before.
 """
@@ -20,6 +21,7 @@ COMMANDS = {
     "compare": "petstore_contract.compare",
     "certify": "petstore_contract.certify",
     "verify": "petstore_contract.bundle",
+    "replay": "petstore_contract.replay",
 }
 
 
