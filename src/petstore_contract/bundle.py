@@ -55,7 +55,7 @@ REPEATED = ("suite_version", "spec_sha256", "seed", "profile", "started", "finis
 # summary.json's top-level keys that are not the run's facts (``RunResult.to_dict``).
 NOT_FACTS = frozenset(
     {"schema_version", "verdict", "reason", "exit_code", "tests", "warnings", "problems", "clauses"}
-    | {"verdict_line", "clause_counts", "gate"}
+    | {"verdict_line", "clause_counts", "gate", "coverage"}
 )
 
 

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import pytest
 
-from petstore_contract import heap, outputs, profiles, waivers
+from petstore_contract import coverage, heap, outputs, profiles, waivers
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.expect import Judge
 from petstore_contract.outcome import record_of
@@ -746,6 +746,9 @@ class Controller:
         self.result = decide(
             rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings
         )
+        if self.run.settings.shared_dir:
+            merged = coverage.merge(self.run.settings.shared_dir)
+            self.result.coverage = coverage.report(merged, self.result.clauses, self.run.read_only)
         if self.waivers is not None:
             file, listed = self.waivers
             self.result.gate = waivers.gate(self.result, listed, datetime.now(UTC).date(), file).to_dict()

@@ -302,6 +302,8 @@ class RunResult:
     # The waivers' outcome (``waivers.Gate.to_dict``) when a waivers file was read: the run then exits
     # with ``gate["exit_code"]``; the verdict, and every clause's outcome, stay as they are.
     gate: dict[str, Any] | None = None
+    # What the run exercised (``coverage.report``): per documented answer and parameter value.
+    coverage: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -324,6 +326,7 @@ class RunResult:
             "problems": list(self.problems),
             "clauses": [_marked(c.to_dict(), self.gate) for c in self.clauses],
             **({"gate": self.gate} if self.gate is not None else {}),
+            **({"coverage": self.coverage} if self.coverage is not None else {}),
         }
 
 

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from schemathesis import GenerationMode
 from schemathesis.errors import FailureGroup
 
-from petstore_contract import __version__, generated, har, profiles
+from petstore_contract import __version__, coverage, generated, har, profiles
 from petstore_contract.api import VALID, Api, answers_from_data, answers_to_data
 from petstore_contract.record import Exchange, Finding, Violation
 from petstore_contract.redaction import KeyFragments, Redactor
@@ -77,6 +77,10 @@ class Run:
         self.guard = RunGuard.from_options(options)
         self.transport = Transport(options, self.guard, self.redact)
         self.api = Api(self.transport, api_key)
+        # What the run exercised (coverage.py), tallied in every process beside its counters.
+        self.coverage = coverage.Tally(api_key)
+        self.transport.adapter.watchers.append(self.coverage)
+        self.guard.tallies["coverage"] = self.coverage.to_dict
         self.recorder = har.Recorder(settings.record_dir, self._scrub(api_key)) if settings.record_dir else None
         if self.recorder is not None:
             self.transport.adapter.watchers.append(self.recorder)

@@ -310,6 +310,9 @@ class RunGuard:
         self._first = ""
         self._counts = dict.fromkeys(COUNTS, 0)
         self._waited = 0.0
+        # Other tallies of this process, written beside its counters (e.g. "coverage"): plain data
+        # that ``merge_counters`` leaves alone (it sums numbers only) and their own readers merge.
+        self.tallies: dict[str, Callable[[], Any]] = {}
 
     @classmethod
     def from_options(cls, options: TransportOptions) -> RunGuard:
@@ -450,7 +453,8 @@ class RunGuard:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(self.counters(), sort_keys=True), encoding="utf-8")
+        data = {**self.counters(), **{name: tally() for name, tally in self.tallies.items()}}
+        temporary.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(temporary, target)
 
 

@@ -87,6 +87,8 @@ def context(result: RunResult) -> dict[str, Any]:
 def _gate(result: RunResult) -> dict[str, Any]:
     """The waivers' outcome; each violated clause's section lists the waivers of its findings."""
     return {
+        "coverage": result.coverage,
+        "coverage_line": view.coverage_line(result),
         "gate": result.gate,
         "gate_lines": view.waived_lines(result),
         "waived": {

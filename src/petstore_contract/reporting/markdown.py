@@ -83,6 +83,7 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
             lines.append(f"| {code(c.id)} | {text(c.section)} | {c.level} | {outcome} | {why} |")
         lines.append("")
     lines += _undecided(result)
+    lines += _coverage(result)
     lines += _gate(result)
     if violated:
         lines += [f"### Violated clauses ({len(violated)})", ""]
@@ -107,6 +108,19 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
         lines.append("")
     lines += ["Full evidence (every finding, response bodies): `report.html`; machine-readable: `summary.json`.", ""]
     return "\n".join(lines)
+
+
+def _coverage(result: RunResult) -> list[str]:
+    """One line of coverage, then each documented answer or parameter value not observed."""
+    if result.coverage is None:
+        return []
+    missing = result.coverage["not_observed"]
+    line = view.coverage_line(result)
+    lines = [f"{text(line[:1].upper() + line[1:], 400)}.", ""]
+    if missing:
+        lines = [lines[0].removesuffix(".") + ". **Not observed:**", ""]
+        lines += [f"- {text(item, 400)}" for item in missing[:20]] + [""]
+    return lines
 
 
 def _gate(result: RunResult) -> list[str]:

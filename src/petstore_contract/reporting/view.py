@@ -320,6 +320,16 @@ def other_warnings(result: RunResult) -> list[str]:
 # -- waivers (the gate) -------------------------------------------------------------------------------
 
 
+def coverage_line(result: RunResult) -> str:
+    """The coverage in one line: documented answers and parameter values observed ("" without coverage)."""
+    if result.coverage is None:
+        return ""
+    responses, parameters = result.coverage["responses"], result.coverage["parameters"]
+    seen = sum(r["observed"] for r in responses), sum(p["observed"] for p in parameters)
+    line = f"coverage: {seen[0]} of {len(responses)} documented answers observed, {seen[1]} of {len(parameters)}"
+    return line + " documented parameter values of GET /pets answered 200"
+
+
 def waiver_text(waiver: dict[str, Any]) -> str:
     """A waiver in one line: what it names, its owner and expiry, its reason."""
     signature = waiver.get("signature")
