@@ -56,6 +56,7 @@ def test_a_waived_violation_stays_violated_but_the_gate_passes(faulty: str, tmp_
         report = run.reports[name]
         assert "Not conformant" in report and "expires 2999-12-31" in report and "team-gateway" in report, name
     assert 'name="gate_exit_code" value="0"' in run.reports["junit.xml"]
+    assert 'name="waiver" value="waived: auth.challenge (GET /pets' in run.reports["junit.xml"]
 
 
 def test_an_expired_waiver_fails_the_gate_and_waives_nothing(faulty: str, tmp_path: Path) -> None:

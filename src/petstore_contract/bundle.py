@@ -241,7 +241,8 @@ def _check_manifest(listed: dict[str, Any], summary: dict[str, Any]) -> None:
 def _check_reports(directory: Path, summary: dict[str, Any]) -> None:
     """report.html and junit.xml tell the verdict summary.json tells."""
     line = summary["verdict_line"]
-    if str(markupsafe.escape(line)) not in (directory / "report.html").read_text(encoding="utf-8"):
+    page = (directory / "report.html").read_bytes().decode("utf-8", "replace")
+    if str(markupsafe.escape(line)) not in page:
         raise BundleError(f"report.html does not say {SUMMARY}'s verdict line ({line})")
     try:
         root = ET.parse(directory / "junit.xml").getroot()

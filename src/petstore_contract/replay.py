@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import requests
+
 from petstore_contract import bundle, rejudge
 from petstore_contract.readback import findings, load
 from petstore_contract.record import Exchange
@@ -133,5 +135,10 @@ def _send(exchange: Exchange, found: Bundled) -> Answer:
         return Answer(response.status_code, response.headers, response.content, transport.exchange(response))
     except TargetProblem as problem:
         raise rejudge.CannotRejudge(f"the target did not answer: {problem}") from None
+    except (requests.exceptions.RequestException, ValueError) as exc:  # e.g. a header requests will not send
+        line = " ".join(str(exc).split())[:200]
+        raise rejudge.CannotRejudge(
+            f"the recorded request cannot be sent again ({type(exc).__name__}: {line})"
+        ) from None
     finally:
         transport.close()
