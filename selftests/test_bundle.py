@@ -346,3 +346,15 @@ def test_a_request_without_answer_is_an_entry_with_status_0(tmp_path: Path) -> N
 )
 def test_near_misses_of_the_key_are_redacted(text: str, shown: str) -> None:
     assert KeyFragments(KEY)(text) == shown
+
+
+def test_under_xdist_every_worker_s_exchanges_reach_the_bundle(tmp_path: Path) -> None:
+    """Two xdist workers (and set-up once, by the first): verify holds the HAR to the run's request count."""
+    out = tmp_path / "bundle"
+    done = tool("certify", "--product", "A", "--product-version", "1", "--out", str(out), "-q", "-n", "2")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    code, line = verify(out)
+    assert code == 0 and line.startswith("verified: conformant")
+    har = json.loads((out / "exchanges.har").read_text(encoding="utf-8"))
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert len(har["log"]["entries"]) == summary["requests"]
