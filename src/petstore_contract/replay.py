@@ -26,7 +26,7 @@ import requests
 from petstore_contract import bundle, rejudge
 from petstore_contract.readback import findings, load
 from petstore_contract.record import Exchange
-from petstore_contract.redaction import REDACTED
+from petstore_contract.redaction import REDACTED, KeyFragments, Redactor
 from petstore_contract.target import KEY_ENV
 from petstore_contract.transport import Answer, TargetProblem, Transport, TransportOptions, origin
 
@@ -60,14 +60,26 @@ def main(argv: list[str]) -> int:
     try:
         line, code = replay(Path(argv[0]), argv[1])
     except ReplayError as exc:
-        print(f"petstore-contract replay: {exc}" if exc.code == EXIT_BAD_INPUT else str(exc))
-        return exc.code
+        line, code = f"petstore-contract replay: {exc}" if exc.code == EXIT_BAD_INPUT else str(exc), exc.code
     print(line)
     return code
 
 
 def replay(directory: Path, finding_id: str) -> tuple[str, int]:
+    """The one line to print and the exit code; the line is redacted as every output of the suite is
+    (the answer it quotes may echo the key)."""
     found = _from_bundle(directory, finding_id)
+    key = os.environ.get(found.key_env, "").strip()
+    scrub = KeyFragments(key)
+    redactor = Redactor(key, found.key_env)
+    try:
+        line, code = _rejudged(found, finding_id)
+    except ReplayError as exc:
+        raise ReplayError(scrub(redactor(str(exc))), exc.code) from None
+    return scrub(redactor(line)), code
+
+
+def _rejudged(found: Bundled, finding_id: str) -> tuple[str, int]:
     exchange, expectation = _exchange(found), str(found.finding.get("expectation", ""))
     clause = found.finding["clause"]
     try:
