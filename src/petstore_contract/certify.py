@@ -1,7 +1,8 @@
 """``petstore-contract certify --product NAME --product-version V --out DIR [pytest options]``.
 
-Runs the whole contract suite as a certification run (``--contract-certify``: it refuses ``-k``,
-``-m``, read-only mode, waivers, a run budget and the quick profile, one line each, exit 4), keeping
+Runs the whole contract suite as a certification run (``--contract-certify``: the plugin asks
+``refusal`` and refuses ``-k``, ``-m``, read-only mode, waivers, a run budget and the quick
+profile, one line each, exit 4), keeping
 every exchange (``--contract-record``), and writes the bundle into DIR (new or empty): the run's
 reports (summary.json, report.html, summary.md, junit.xml), exchanges.har and manifest.json
 (``bundle``).  The exit code is the run's verdict's.  ``petstore-contract verify DIR`` checks it.
@@ -29,6 +30,34 @@ from petstore_contract.spec import suite_dir
 
 EXIT_USAGE, EXIT_INTERNAL = 4, 3
 VERDICT_EXITS = (0, 1, 6)
+# What a certification run refuses (the plugin asks ``refusal`` with pytest's options): (asked?, why).
+REFUSES: tuple[tuple[Callable[[Any], Any], str], ...] = (
+    (lambda o: o.keyword, "-k: a certification run judges every test"),
+    (lambda o: o.markexpr, "-m: a certification run judges every test"),
+    (lambda o: o.deselect, "--deselect: a certification run judges every test"),
+    (lambda o: getattr(o, "maxfail", 0), "-x/--maxfail: a certification run does not stop at a failure"),
+    (lambda o: o.collectonly, "--collect-only: a certification run runs its tests"),
+    (lambda o: o.petstore_waivers, "waivers (--contract-waivers): a certificate shows every violation as it is"),
+    (
+        lambda o: o.petstore_run_budget,
+        "--run-budget: the default is no budget, and a certification run is not cut short",
+    ),
+    (lambda o: o.petstore_profile == "quick", "--contract-profile quick: a certification run is at least the default"),
+)
+READ_ONLY_REFUSED = (
+    "certify refuses read-only mode (--read-only, or a read-only --target without --allow-writes): "
+    "the tests that POST would be left out"
+)
+
+
+def refusal(option: Any, args: list[str]) -> str:
+    """Why pytest's options make no certification run ("" when they do): the whole suite as shipped."""
+    for asked, why in REFUSES:
+        if asked(option):
+            return f"certify refuses {why}"
+    suite = suite_dir().resolve()
+    narrowed = [arg for arg in args if Path(arg.split("::", 1)[0]).resolve() != suite]
+    return f"certify runs the whole suite: no test paths or ids ({narrowed[0]})" if narrowed else ""
 
 
 class _OneLineParser(argparse.ArgumentParser):

@@ -13,14 +13,14 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
-from petstore_contract import coverage, heap, outputs, profiles, waivers
+from petstore_contract import certify, coverage, heap, outputs, profiles, waivers
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.expect import Judge
 from petstore_contract.outcome import record_of
@@ -142,21 +142,6 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ),
 )
 
-# What a certification run refuses (``petstore-contract certify``): (is it asked for?, one line).
-CERTIFY_REFUSES: tuple[tuple[Callable[[Any], Any], str], ...] = (
-    (lambda o: o.keyword, "-k: a certification run judges every test"),
-    (lambda o: o.markexpr, "-m: a certification run judges every test"),
-    (lambda o: o.deselect, "--deselect: a certification run judges every test"),
-    (lambda o: getattr(o, "maxfail", 0), "-x/--maxfail: a certification run does not stop at a failure"),
-    (lambda o: o.collectonly, "--collect-only: a certification run runs its tests"),
-    (lambda o: o.petstore_waivers, "waivers (--contract-waivers): a certificate shows every violation as it is"),
-    (
-        lambda o: o.petstore_run_budget,
-        "--run-budget: the default is no budget, and a certification run is not cut short",
-    ),
-    (lambda o: o.petstore_profile == "quick", "--contract-profile quick: a certification run is at least the default"),
-)
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("petstore", "Pet Store contract suite")
@@ -204,9 +189,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
     in_charge = not hasattr(config, "workerinput") and child_settings() is None
-    if in_charge and config.option.petstore_certify:
-        _check_certify(config)
-    waived = _read_waivers(config) if in_charge else None
+    option = config.option
+    refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
+    if refused:
+        raise pytest.UsageError(refused)
+    try:
+        waived = (
+            waivers.for_run(option.petstore_waivers, config.rootpath, option.petstore_certify) if in_charge else None
+        )
+    except waivers.WaiverError as exc:
+        raise pytest.UsageError(str(exc)) from None
     heap.relax()
     # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
     # before clean-ups, and find the long-lived objects still frozen.
@@ -226,29 +218,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # Failures carry their own text (FailureRepr); native tracebacks for the rest spare pytest's
     # source parsing, which CPython 3.11 does not survive while another thread compiles.
     config.option.tbstyle = "native"
-
-
-def _read_waivers(config: pytest.Config) -> tuple[str, list[waivers.Waiver]] | None:
-    """``--contract-waivers FILE``, else the project root's waivers.toml when there; None without one."""
-    chosen = config.option.petstore_waivers
-    path = Path(chosen) if chosen else config.rootpath / waivers.FILE_NAME
-    if not chosen and (not path.is_file() or config.option.petstore_certify):  # never for a certification
-        return None
-    try:
-        return str(path), waivers.load(path)
-    except waivers.WaiverError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
-def _check_certify(config: pytest.Config) -> None:
-    """A certification run is the whole suite as shipped: one line for what it refuses."""
-    for asked, why in CERTIFY_REFUSES:
-        if asked(config.option):
-            raise pytest.UsageError(f"certify refuses {why}")
-    suite = suite_dir().resolve()
-    narrowed = [arg for arg in config.args if Path(arg.split("::", 1)[0]).resolve() != suite]
-    if narrowed:
-        raise pytest.UsageError(f"certify runs the whole suite: no test paths or ids ({narrowed[0]})")
 
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
@@ -273,10 +242,7 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
     except TargetConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     if option.petstore_certify and (target.read_only if target is not None else option.petstore_read_only):
-        raise pytest.UsageError(
-            "certify refuses read-only mode (--read-only, or a read-only --target without --allow-writes): "
-            "the tests that POST would be left out"
-        )
+        raise pytest.UsageError(certify.READ_ONLY_REFUSED)
     embedded = None
     if target is None:
         target, embedded = _start_embedded(option.petstore_read_only)

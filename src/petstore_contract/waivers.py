@@ -81,6 +81,15 @@ class Waiver:
 # -- reading the file -------------------------------------------------------------------------------
 
 
+def for_run(chosen: str | None, root: Path, certifying: bool) -> tuple[str, list[Waiver]] | None:
+    """The run's waivers: ``--contract-waivers FILE``, else the project root's waivers.toml when there
+    (never for a certification run); None without one."""
+    path = Path(chosen) if chosen else root / FILE_NAME
+    if not chosen and (certifying or not path.is_file()):
+        return None
+    return str(path), load(path)
+
+
 def load(path: str | Path) -> list[Waiver]:
     file = Path(path)
     try:
