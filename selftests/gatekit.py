@@ -18,6 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import reportdata
+
 KEY = "gate-selftest-key-5d1c9a"  # long enough to be redacted everywhere (redaction.MIN_KEY_LENGTH)
 STARTUP = 30.0
 QUICK = ("--contract-profile", "quick")
@@ -84,3 +88,42 @@ def one_line(done: Any) -> str:
 def write_json(path: Path, data: dict[str, Any]) -> Path:
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return path
+
+
+def chromium_browser() -> Any:
+    """A context manager of Chromium through Playwright, found as test_reports.py finds it: skipped
+    without one, failed instead when PETSTORE_REQUIRE_BROWSER=1 (CI)."""
+    missing = ""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "the playwright package is not installed (pip install -e '.[dev]')"
+    executable = reportdata.chromium_path()
+    if executable is None:
+        missing = missing or "no Chromium on PATH (apt-get install chromium) nor in $PETSTORE_CHROMIUM"
+    if missing:
+        if os.environ.get("PETSTORE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"PETSTORE_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+
+    @contextmanager
+    def launched() -> Iterator[Any]:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+
+    return launched
+
+
+def page_width(html: Path, width: int) -> int:
+    """How wide report.html lays out in a ``width`` pixel window, JavaScript off (its scroll width)."""
+    with chromium_browser()() as chromium:
+        context = chromium.new_context(java_script_enabled=False, viewport={"width": width, "height": 900})
+        page = context.new_page()
+        page.goto(html.as_uri())
+        scroll: int = page.evaluate("document.documentElement.scrollWidth")
+        context.close()
+        return scroll
