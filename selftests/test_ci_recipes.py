@@ -1,11 +1,14 @@
 """The CI recipes in docs/ci/ and the README's commands use options and markers that exist.
 
 Also checks the recipes' shape: the Staging gate keeps reports/ whatever happens and publishes
-reports/junit.xml, promotion waits for a conformant gate, Production only gets a read-only run,
-and keys come from secrets.  The recipes' shell is run with a stand-in ``python`` that exits with
-chosen codes: 0 promotes, 1 blocks, 6 (inconclusive) is retried once and then fails the job
-(GitHub also raises its alert job), anything else fails at once.  The job summary the GitHub
-recipe relies on is checked end to end: the suite appends summary.md to $GITHUB_STEP_SUMMARY.
+reports/junit.xml, Production gets read-only runs only (the baseline before promotion, the smoke
+run after), promotion waits for a passing gate and for ``petstore-contract compare`` to find no
+regression of Staging against the Production baseline, and keys come from secrets.  The recipes'
+shell is run with a stand-in ``python`` that exits with chosen codes: 0 promotes, 1 blocks, 6
+(inconclusive) is retried once and then fails the job (GitHub also raises its alert job), anything
+else fails at once; the baseline job records a not-conformant Production (1) as a baseline; the
+compare step fails its job exactly when compare exits non-zero.  The job summary the GitHub recipe
+relies on is checked end to end: the suite appends summary.md to $GITHUB_STEP_SUMMARY.
 """
 
 from __future__ import annotations
@@ -161,17 +164,30 @@ def test_recipes_run_only_existing_options(
             for args in pytest_invocations(line):
                 assert_known(args, help_text, markers, f"{name} {job}: {line}")
                 runs[job] = runs.get(job, 0) + 1
-        assert runs == {"staging-gate": 1, "production-smoke": 1}, f"{name}: one suite command per suite job"
+        assert runs == dict.fromkeys(SUITE_JOBS, 1), f"{name}: one suite command per suite job"
 
 
 def test_every_suite_run_writes_the_reports_the_recipes_publish(github: dict[Any, Any], gitlab: dict[str, Any]) -> None:
-    """--report-dir=reports (the artifact) and --junit-xml=reports/junit.xml (GitLab's test report)."""
-    lines = [line for _, line in [*github_commands(github), *gitlab_commands(gitlab)]]
-    runs = [dict(options_of(args)) for line in lines for args in pytest_invocations(line)]
-    assert len(runs) == 4
-    for options in runs:
-        assert options.get("--report-dir") == "reports", options
-        assert options.get("--junit-xml") == "reports/junit.xml", options
+    """--report-dir=DIR (the job's artifact) and --junit-xml=DIR/junit.xml (GitLab's test report)."""
+    runs = []
+    for name, commands in (("github", github_commands(github)), ("gitlab", gitlab_commands(gitlab))):
+        runs += [(name, job, dict(options_of(args))) for job, line in commands for args in pytest_invocations(line)]
+    assert len(runs) == 2 * len(SUITE_JOBS)
+    for name, job, options in runs:
+        folder = options.get("--report-dir")
+        assert folder and options.get("--junit-xml") == f"{folder}/junit.xml", (name, job, options)
+        kept = _github_artifact(github, job) if name == "github" else _gitlab_artifacts(gitlab, job)
+        assert f"{folder}/" in kept, (name, job, folder, kept)
+
+
+def _github_artifact(workflow: dict[Any, Any], job: str) -> list[str]:
+    steps = workflow["jobs"][job]["steps"]
+    return [str(s["with"]["path"]) for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+
+
+def _gitlab_artifacts(pipeline: dict[str, Any], job: str) -> list[str]:
+    artifacts = pipeline[job].get("artifacts") or pipeline[pipeline[job]["extends"]]["artifacts"]
+    return [*artifacts["paths"], artifacts["reports"]["junit"].rsplit("/", 1)[0] + "/"]
 
 
 def test_readme_commands_use_existing_options(help_text: str, markers: set[str]) -> None:
@@ -203,8 +219,16 @@ def test_github_gate_keeps_reports_and_promotes_only_when_conformant(github: dic
     gate = jobs["staging-gate"]
     upload = [s for s in gate["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact")]
     assert upload and upload[0]["if"] == "always()" and upload[0]["with"]["path"].rstrip("/") == "reports"
-    assert jobs["promote"]["needs"] == "staging-gate" and "if" not in jobs["promote"], "promote only after exit 0"
+    assert jobs["promote"]["needs"] == ["staging-gate", "compare"] and "if" not in jobs["promote"], "after exit 0"
+    assert jobs["compare"]["needs"] == ["staging-gate", "production-baseline"] and "if" not in jobs["compare"]
     assert jobs["production-smoke"]["needs"] == "promote"
+    baseline = next(s for s in jobs["production-baseline"]["steps"] if "pytest" in str(s.get("run", "")))
+    assert baseline["env"]["PETSTORE_PRODUCTION_API_KEY"] == "${{ secrets.PETSTORE_PRODUCTION_API_KEY }}"
+    assert_read_only_production(baseline["run"])
+    downloads = {
+        s["with"]["name"]: s["with"]["path"] for s in jobs["compare"]["steps"] if "download" in s.get("uses", "")
+    }
+    assert downloads == {"production-baseline-reports": "production", "staging-contract-reports": "staging"}
     step = next(s for s in gate["steps"] if "pytest" in str(s.get("run", "")))
     assert step["env"]["PETSTORE_STAGING_API_KEY"] == "${{ secrets.PETSTORE_STAGING_API_KEY }}"
     assert "--target staging" in step["run"]
@@ -236,9 +260,17 @@ def test_gitlab_gate_keeps_reports_and_promotes_only_when_conformant(gitlab: dic
     template = gitlab[".contract-suite"]
     assert template["artifacts"]["when"] == "always" and "reports/" in template["artifacts"]["paths"]
     assert template["artifacts"]["reports"]["junit"] == "reports/junit.xml"
-    assert gitlab["stages"] == ["gate", "promote", "smoke"]
+    assert gitlab["stages"] == ["gate", "compare", "promote", "smoke"]
     assert gitlab["staging-gate"]["extends"] == gitlab["production-smoke"]["extends"] == ".contract-suite"
-    assert gitlab["promote"]["needs"] == ["staging-gate"] and gitlab["production-smoke"]["needs"] == ["promote"]
+    assert gitlab["promote"]["needs"] == ["staging-gate", "compare"] and gitlab["production-smoke"]["needs"] == [
+        "promote"
+    ]
+    assert (
+        gitlab["compare"]["needs"] == ["staging-gate", "production-baseline"]
+        and "allow_failure" not in gitlab["compare"]
+    )
+    assert gitlab["production-baseline"]["stage"] == "gate"
+    assert_read_only_production(gitlab["production-baseline"]["script"][0])
     assert "when" not in gitlab["promote"] and "allow_failure" not in gitlab["staging-gate"]
     assert "--target staging" in gitlab["staging-gate"]["script"][0]
     assert_read_only_production(gitlab["production-smoke"]["script"][0])
@@ -262,6 +294,9 @@ SCENARIOS = {
     "inconclusive, then not conformant": ([6, 1], 1, 2),
     "usage error": ([4], 4, 1),
 }
+SUITE_JOBS = ("staging-gate", "production-baseline", "production-smoke")
+# The baseline job records Production as it is: a not-conformant Production is still a baseline.
+BASELINE_EXITS = {"not conformant": 0, "inconclusive, then not conformant": 0}
 
 
 def suite_scripts() -> Iterator[tuple[str, str]]:
@@ -278,6 +313,8 @@ def suite_scripts() -> Iterator[tuple[str, str]]:
 @pytest.mark.parametrize(("job", "script"), list(suite_scripts()), ids=[job for job, _ in suite_scripts()])
 def test_recipe_shell_maps_exit_codes(job: str, script: str, scenario: str, tmp_path: Path) -> None:
     codes, expected_exit, expected_runs = SCENARIOS[scenario]
+    if job.endswith(":production-baseline"):
+        expected_exit = BASELINE_EXITS.get(scenario, expected_exit)
     stubs = tmp_path / "bin"
     stubs.mkdir()
     (stubs / "python").write_text(STUB_PYTHON, encoding="utf-8")
@@ -332,3 +369,49 @@ def test_recipes_never_hold_a_key() -> None:
         for line in path.read_text(encoding="utf-8").splitlines():
             if "API_KEY" in line and ":" in line and not line.lstrip().startswith("#"):
                 assert "${{ secrets." in line, f"{path.name}: {line.strip()}"
+
+
+# -- the promotion: compare the Production baseline with Staging -----------------------------------------
+
+
+def compare_commands() -> Iterator[tuple[str, list[str]]]:
+    github = yaml.safe_load(GITHUB.read_text(encoding="utf-8"))
+    gitlab = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))
+    for name, commands in (("github", github_commands(github)), ("gitlab", gitlab_commands(gitlab))):
+        for job, line in commands:
+            if "petstore-contract compare" in line:
+                yield f"{name}:{job}", shlex.split(line)
+
+
+def test_the_compare_step_compares_the_production_baseline_with_staging() -> None:
+    done = command([sys.executable, "-m", "petstore_contract.cli", "compare", "--help"])
+    assert done.returncode == 0, done.stderr
+    found = list(compare_commands())
+    assert [job for job, _ in found] == ["github:compare", "gitlab:compare"]
+    for job, words in found:
+        assert words[:2] == ["petstore-contract", "compare"] and "||" not in words, job
+        base, new = words[2:4]
+        assert "production" in base and base.endswith("summary.json") and new.endswith("summary.json"), job
+        assert "production" not in new, job
+        for name, _ in options_of(words[4:]):
+            assert name in done.stdout, f"{job}: compare has no option {name}"
+
+
+STUB_COMPARE = """#!/bin/sh
+exit "$STUB_CODE"
+"""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the recipes' shell is bash")
+@pytest.mark.parametrize("code", [0, 1, 2])
+def test_the_compare_step_fails_its_job_exactly_on_a_regression_or_an_error(code: int, tmp_path: Path) -> None:
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    (stubs / "petstore-contract").write_text(STUB_COMPARE, encoding="utf-8")
+    (stubs / "petstore-contract").chmod(0o755)
+    for job, words in compare_commands():
+        script = tmp_path / "compare.sh"
+        script.write_text(shlex.join(words) + "\n", encoding="utf-8")
+        env = {"PATH": f"{stubs}:/usr/bin:/bin", "STUB_CODE": str(code)}
+        done = command(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], env=env)
+        assert done.returncode == code, job

@@ -290,7 +290,7 @@ def test_summary_json_schema_rejects_what_it_should(runs: dict[str, RunResult]) 
     good = summary_json.document(runs["not-conformant"])
     for change in (
         {"verdict": "not conformant"},
-        {"schema_version": 2},
+        {"schema_version": 1},
         {"exit_code": 0},  # a not-conformant run exits 1
         {"requests": -1},
     ):

@@ -120,3 +120,19 @@ def test_installed_wheel_is_conformant_every_time(wheel_env: Path, tmp_path: Pat
             verdicts.append(done.returncode)
             assert done.returncode == 0, f"run {number + 1}: exit {done.returncode}\n" + done.stdout[-3000:]
     assert verdicts == [0] * RUNS_IN_A_ROW
+
+
+def test_installed_wheel_certifies_and_verifies_from_an_empty_directory(wheel_env: Path, tmp_path: Path) -> None:
+    """``petstore-contract certify`` runs the wheel's own suite (not a checkout's tests/), and the bundle
+    verifies with the installed ``petstore-contract verify``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "PYTHONPATH", "GITHUB_STEP"))}
+    out = tmp_path / "bundle"
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(wheel_env), "-m", "petstore_contract.cli", *args]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+    done = cli("certify", "--product", "Wheel", "--product-version", "1", "--out", str(out), "-q")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    verified = cli("verify", str(out))
+    assert verified.returncode == 0 and verified.stdout.startswith("verified: conformant"), verified.stdout

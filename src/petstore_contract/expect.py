@@ -79,24 +79,28 @@ def parse_json(answer: Answer) -> Any:
     try:
         return json.loads(answer.body)
     except (ValueError, RecursionError):  # invalid JSON or UTF-8; nesting deeper than Python's stack
-        raise Mismatch("a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange) from None
+        raise Mismatch(
+            "a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, "json-body"
+        ) from None
 
 
 def status(answer: Answer, *expected: int) -> None:
     if answer.status not in expected:
         want = " or ".join(map(str, expected))
-        raise Mismatch(f"HTTP {want}", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange)
+        observed = f"HTTP {answer.status} with {body_of(answer)}"
+        raise Mismatch(f"HTTP {want}", observed, answer.exchange, "status:" + ",".join(map(str, expected)))
 
 
 def no_server_error(answer: Answer) -> None:
     if answer.status >= 500:
-        raise Mismatch("no 5xx answer", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange)
+        raise Mismatch("no 5xx answer", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, "no-5xx")
 
 
 def json_media_type(answer: Answer) -> None:
     content_type = answer.headers.get("content-type", "")
     if headers.media_type(content_type) != "application/json":
-        raise Mismatch("Content-Type: application/json", f"Content-Type: {content_type or '(none)'}", answer.exchange)
+        observed = f"Content-Type: {content_type or '(none)'}"
+        raise Mismatch("Content-Type: application/json", observed, answer.exchange, "json-media-type")
 
 
 def error_body(answer: Answer) -> dict[str, Any]:
@@ -108,10 +112,14 @@ def error_body(answer: Answer) -> dict[str, Any]:
             "an Error body {code: string, message: string, status: integer}",
             f"{body_of(answer)} ({'; '.join(problems)})",
             answer.exchange,
+            "error-body",
         )
     if body["status"] != answer.status:
         raise Mismatch(
-            f"Error status {answer.status} (the HTTP status)", f"Error status {body['status']!r}", answer.exchange
+            f"Error status {answer.status} (the HTTP status)",
+            f"Error status {body['status']!r}",
+            answer.exchange,
+            "error-body",
         )
     error: dict[str, Any] = body
     return error
@@ -120,7 +128,7 @@ def error_body(answer: Answer) -> dict[str, Any]:
 def pet(instance: Any, where: str, exchange: Exchange | None = None) -> dict[str, Any]:
     problems = schema_errors("Pet", instance)
     if problems:
-        raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange)
+        raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange, "pet")
     found: dict[str, Any] = instance
     return found
 
@@ -130,7 +138,8 @@ def pet_list(answer: Answer) -> list[dict[str, Any]]:
     status(answer, 200)
     body = parse_json(answer)
     if not isinstance(body, list):
-        raise Mismatch("a JSON array of Pet", f"a JSON {type(body).__name__}: {body_of(answer)}", answer.exchange)
+        observed = f"a JSON {type(body).__name__}: {body_of(answer)}"
+        raise Mismatch("a JSON array of Pet", observed, answer.exchange, "pet-list")
     for index, item in enumerate(body):
         pet(item, f"item {index} of the list", answer.exchange)
     return body
@@ -143,16 +152,20 @@ def same_fields(sent: dict[str, Any], answer: Any, where: str, exchange: Exchang
     for name, value in sent.items():
         got = answer.get(name, "<absent>")
         if got != value or type(got) is not type(value):
-            raise Mismatch(f"{where} with {name}={short(value)}", f"{name}={short(got)}", exchange)
+            raise Mismatch(
+                f"{where} with {name}={short(value)}", f"{name}={short(got)}", exchange, f"same-field:{name}"
+            )
 
 
 def bearer_challenge(answer: Answer) -> str:
     """RFC 9110 §11.6.1 and RFC 6750 §3: a 401 carries a WWW-Authenticate header with a Bearer challenge."""
     challenge: str | None = answer.headers.get("www-authenticate")
     if not challenge:
-        raise Mismatch("a WWW-Authenticate header on the 401", "no WWW-Authenticate header", answer.exchange)
+        observed = "no WWW-Authenticate header"
+        raise Mismatch("a WWW-Authenticate header on the 401", observed, answer.exchange, "bearer-challenge")
     if "bearer" not in headers.challenge_schemes(challenge):
-        raise Mismatch("a Bearer challenge", f"WWW-Authenticate: {short(challenge)}", answer.exchange)
+        observed = f"WWW-Authenticate: {short(challenge)}"
+        raise Mismatch("a Bearer challenge", observed, answer.exchange, "bearer-challenge")
     return challenge
 
 
@@ -162,9 +175,8 @@ def not_deprecated(answer: Answer) -> None:
     for name in ("Deprecation", "Sunset"):
         value = answer.headers.get(name)
         if value is not None:
-            raise Mismatch(
-                "no Deprecation or Sunset header on a current operation", f"{name}: {value}", answer.exchange
-            )
+            expected = "no Deprecation or Sunset header on a current operation"
+            raise Mismatch(expected, f"{name}: {value}", answer.exchange, "deprecation-scope")
 
 
 # -- the judge: one outcome per clause of a test ----------------------------------------------------

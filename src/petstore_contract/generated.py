@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import schemathesis
@@ -125,8 +126,8 @@ def load_schema(mode: GenerationMode, *, seed: int, max_examples: int, read_only
 # -- custom checks: what Schemathesis has no built-in check for ------------------------------------
 
 
-def _finding(clause: str, expected: str, observed: str) -> Violation:
-    return Violation(Finding(clause, expected, observed, source="generated"))
+def _finding(clause: str, expected: str, observed: str, expectation: str) -> Violation:
+    return Violation(Finding(clause, expected, observed, source="generated", expectation=expectation))
 
 
 def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
@@ -135,9 +136,9 @@ def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
         return
     values = response.headers.get("www-authenticate") or []
     if not values:
-        raise _finding("auth.challenge", "a WWW-Authenticate header on the 401", "none")
+        raise _finding("auth.challenge", "a WWW-Authenticate header on the 401", "none", "bearer-challenge")
     if "bearer" not in headers.challenge_schemes(values):
-        raise _finding("auth.challenge", "a Bearer challenge", f"WWW-Authenticate: {values[0]}")
+        raise _finding("auth.challenge", "a Bearer challenge", f"WWW-Authenticate: {values[0]}", "bearer-challenge")
 
 
 def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
@@ -150,18 +151,21 @@ def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
         sunset = response.headers.get("sunset") or []
         if operation in CURRENT_OPERATIONS and (values or sunset):
             shown = f"Deprecation: {values[0]}" if values else f"Sunset: {sunset[0]}"
-            raise _finding("deprecation.scope", f"no Deprecation or Sunset on {case.operation.label}", shown)
+            expected = f"no Deprecation or Sunset on {case.operation.label}"
+            raise _finding("deprecation.scope", expected, shown, "deprecation-scope")
         return
     if not 200 <= response.status_code < 300:
         return
     if not values:
-        raise _finding("read.deprecation", "a Deprecation header on the 200 answer", "none")
+        raise _finding("read.deprecation", "a Deprecation header on the 200 answer", "none", "deprecation-header")
     seconds = headers.sf_date_seconds(values[0])
     if seconds is None:
-        raise _finding("read.deprecation", "Deprecation: @<unix seconds>", f"Deprecation: {values[0]}")
+        observed = f"Deprecation: {values[0]}"
+        raise _finding("read.deprecation", "Deprecation: @<unix seconds>", observed, "deprecation-header")
     date = (response.headers.get("date") or [None])[0]
     if headers.after_now(seconds, date, time.time()):
-        raise _finding("read.deprecation", "a Deprecation date not in the future", f"Deprecation: {values[0]}")
+        observed = f"Deprecation: {values[0]}"
+        raise _finding("read.deprecation", "a Deprecation date not in the future", observed, "deprecation-future")
 
 
 def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
@@ -173,7 +177,8 @@ def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
     except (ValueError, RecursionError):
         return  # response_schema_conformance reports a body that is not JSON
     if isinstance(body, dict) and "status" in body and body["status"] != response.status_code:
-        raise _finding("errors.body", f"Error status {response.status_code}", f"Error status {body['status']!r}")
+        observed = f"Error status {body['status']!r}"
+        raise _finding("errors.body", f"Error status {response.status_code}", observed, "error-body")
 
 
 CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_matches]
@@ -262,7 +267,10 @@ def query_clause(query: dict[str, Any]) -> str:
 def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> list[Finding]:
     origin = getattr(failure, "exception", None)  # a custom check's own exception (Schemathesis keeps it)
     if isinstance(origin, Violation):
-        return [Finding(f.clause, f.expected, f.observed, exchange, source="generated") for f in origin.findings]
+        return [replace(f, exchange=exchange, source="generated") for f in origin.findings]
     observed = " ".join(f"{failure.title}. {failure.message}".split())
     kind = failure_kind(failure)
-    return [Finding(clause, f"Schemathesis' {kind} check to hold", cut(observed, 500), exchange, source="generated")]
+    expected = f"Schemathesis' {kind} check to hold"
+    return [
+        Finding(clause, expected, cut(observed, 500), exchange, source="generated", expectation=f"schemathesis:{kind}")
+    ]

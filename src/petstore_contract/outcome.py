@@ -69,7 +69,7 @@ def record_of(
         _note(record, Note(_all(record, clauses), OTHER, record.detail))
         record.outcome = "error"
         return record
-    record.findings = [_with_test(f, nodeid) for f in record.findings]
+    record.findings = [f.with_test(nodeid) for f in record.findings]
     record.outcome = _overall(record)
     return record
 
@@ -96,12 +96,6 @@ def _violated(record: TestRecord, finding: Finding) -> None:
     if finding not in record.findings:  # the judge's own findings come back in its Violation
         record.findings.append(finding)
     record.judged[finding.clause] = VIOLATED
-
-
-def _with_test(finding: Finding, nodeid: str) -> Finding:
-    if finding.test:
-        return finding
-    return Finding(finding.clause, finding.expected, finding.observed, finding.exchange, nodeid, finding.source)
 
 
 def _overall(record: TestRecord) -> str:

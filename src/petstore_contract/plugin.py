@@ -14,12 +14,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Generator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
-from petstore_contract import heap, outputs, profiles
+from petstore_contract import certify, coverage, heap, outputs, profiles, waivers
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.expect import JUDGE_KEY, Judge, judge_of
 from petstore_contract.outcome import record_of
@@ -123,6 +124,21 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         "petstore_trip_after",
         {"type": int, "default": 3, "metavar": "N", "help": "send nothing after N requests in a row got no answer"},
     ),
+    (
+        "--contract-waivers",
+        "petstore_waivers",
+        {"metavar": "FILE", "help": "waivers to apply to the exit code (default: waivers.toml in the project root)"},
+    ),
+    (
+        "--contract-record",
+        "petstore_record",
+        {"metavar": "DIR", "help": "keep every request and answer of the run in DIR (for exchanges.har)"},
+    ),
+    (
+        "--contract-certify",
+        "petstore_certify",
+        {"action": "store_true", "help": "a certification run (petstore-contract certify): the full suite, no waivers"},
+    ),
 )
 
 
@@ -170,6 +186,18 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     if not is_contract_run(config):
         return
+    # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
+    in_charge = not hasattr(config, "workerinput") and child_settings() is None
+    option = config.option
+    refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
+    if refused:
+        raise pytest.UsageError(refused)
+    try:
+        waived = (
+            waivers.for_run(option.petstore_waivers, config.rootpath, option.petstore_certify) if in_charge else None
+        )
+    except waivers.WaiverError as exc:
+        raise pytest.UsageError(str(exc)) from None
     heap.relax()
     # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
     # before clean-ups, and find the long-lived objects still frozen.
@@ -183,6 +211,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ChildSession(run.guard, settings.shared_dir), "petstore-child")
     elif not hasattr(config, "workerinput"):
         config.stash[STATE_KEY] = controller = Controller(config, run, embedded)
+        controller.waivers = waived
         config.pluginmanager.register(controller, "petstore-controller")
     config.option.base_url = settings.base_url
     # Failures carry their own text (FailureRepr); native tracebacks for the rest spare pytest's
@@ -211,6 +240,8 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
         )
     except TargetConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if option.petstore_certify and (target.read_only if target is not None else option.petstore_read_only):
+        raise pytest.UsageError(certify.READ_ONLY_REFUSED)
     embedded = None
     if target is None:
         target, embedded = _start_embedded(option.petstore_read_only)
@@ -235,6 +266,7 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
         client_key=option.petstore_client_key,
         use_proxy_env=not option.petstore_no_proxy_env,
         shared_dir=shared,
+        record_dir=str(Path(option.petstore_record).resolve()) if option.petstore_record else "",
     )
     return settings, target.api_key, embedded
 
@@ -538,6 +570,7 @@ class Controller:
         self.sidecars: dict[str, list[Sidecar]] = {}  # module name -> its child processes
         self.placed: dict[str, Sidecar] = {}  # a selected test's node id -> the child that runs it
         self.round_trip = 0.0  # seconds the pre-flight request took
+        self.waivers: tuple[str, list[waivers.Waiver]] | None = None  # (file, waivers) when one was read
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Every test's record (the controller sees the reports of every xdist worker too)."""
@@ -700,10 +733,16 @@ class Controller:
         self.result = self.run.redact.scrub(
             decide(rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings)
         )
+        if self.run.settings.shared_dir:
+            merged = coverage.merge(self.run.settings.shared_dir)
+            self.result.coverage = coverage.report(merged, self.result.clauses, self.run.read_only)
+        if self.waivers is not None:
+            file, listed = self.waivers
+            self.result.gate = waivers.gate(self.result, listed, datetime.now(UTC).date(), file).to_dict()
         self.paths = outputs.write_all(self.result, self.config)
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
             return exitstatus
-        return self.result.exit_code
+        return self.result.process_exit_code
 
     def _processes(self) -> dict[str, Any]:
         return {"preflight_ms": round(self.round_trip * 1000), "child_processes": self.children() or "none"}

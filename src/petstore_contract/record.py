@@ -9,13 +9,17 @@ trip from an xdist worker to the controller.
 
 from __future__ import annotations
 
+import re
 import shlex
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, NamedTuple
 
 import pytest
 
-SCHEMA_VERSION = 1
+from petstore_contract.spec import operation_of
+
+# 2: findings carry ``expectation``, ``signature`` and ``id``; the run carries ``problems``.
+SCHEMA_VERSION = 2
 
 # Clause outcomes.
 CONFORMS, VIOLATED, UNDECIDED, NOT_SELECTED = "conforms", "violated", "undecided", "not_selected"
@@ -99,6 +103,30 @@ def _quote(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+class Signature(NamedTuple):
+    """What makes two findings "the same violation" across runs: no ids, seeds, times or observed text."""
+
+    operation: str  # "GET /pets/{petId}" (the spec's path template), "" without a request
+    clause: str
+    expectation: str  # the check's kind ("status:404", "bearer-challenge"), or the expected text made stable
+
+    def text(self) -> str:
+        return " · ".join(part or "-" for part in self)
+
+    def to_dict(self) -> dict[str, str]:
+        return self._asdict()
+
+
+# Values that differ from run to run inside an expected text: the suite's own names, then numbers.
+_RUN_NAMES = re.compile(r"contract-[A-Za-z0-9_-]+")
+_NUMBERS = re.compile(r"\d+")
+
+
+def stable(text: str) -> str:
+    """An expected text without what changes between runs (ids, limits, the run's names): "404 for id N"."""
+    return " ".join(_NUMBERS.sub("N", _RUN_NAMES.sub("<name>", text)).split())
+
+
 @dataclass(frozen=True)
 class Finding:
     """One piece of evidence that a clause is violated."""
@@ -109,6 +137,16 @@ class Finding:
     exchange: Exchange | None = None
     test: str = ""  # the pytest node id, filled in by the plugin
     source: str = "targeted"  # targeted | generated
+    # The check that failed, as data: "<kind>" or "<kind>:<argument>" (``rejudge`` can run it again).
+    expectation: str = ""
+
+    def signature(self) -> Signature:
+        """Stable across runs: the operation, the clause and the expectation (never the observed text)."""
+        operation = operation_of(self.exchange.method, self.exchange.url) if self.exchange else ""
+        return Signature(operation, self.clause, self.expectation or stable(self.expected))
+
+    def with_test(self, nodeid: str) -> Finding:
+        return self if self.test else replace(self, test=nodeid)
 
     def summary(self) -> str:
         """One line: clause id and the broken expectation (JUnit message, terminal, Markdown)."""
@@ -122,12 +160,14 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["exchange"] = self.exchange.to_dict() if self.exchange else None
+        data["signature"] = self.signature().to_dict()
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Finding:
         exchange = Exchange.from_dict(data["exchange"]) if data.get("exchange") else None
-        return cls(**{**data, "exchange": exchange})
+        derived = ("signature", "id", "waiver")  # computed or added by the run, never read back
+        return cls(**{**{k: v for k, v in data.items() if k not in derived}, "exchange": exchange})
 
 
 @dataclass(frozen=True)
@@ -150,12 +190,13 @@ class Note:
 class Mismatch(AssertionError):
     """What a check saw against what it expected; the ``judge`` block around it names the clause."""
 
-    def __init__(self, expected: str, observed: str, exchange: Exchange | None = None) -> None:
+    def __init__(self, expected: str, observed: str, exchange: Exchange | None = None, expectation: str = "") -> None:
         self.expected, self.observed, self.exchange = expected, observed, exchange
+        self.expectation = expectation  # the check's kind as data (see Finding.expectation)
         super().__init__(f"expected {expected}; observed {observed}")
 
     def finding(self, clause: str) -> Finding:
-        return Finding(clause, self.expected, self.observed, self.exchange)
+        return Finding(clause, self.expected, self.observed, self.exchange, expectation=self.expectation)
 
 
 class Violation(AssertionError):
@@ -238,9 +279,13 @@ class ClauseResult:
     needs_complete_view: bool = False
     exchanges: int = 0  # exchanges of the target judged for this clause, over every test
 
+    def numbered(self) -> list[tuple[str, Finding]]:
+        """Each finding with its id, which names it within one summary.json (a bundle): "<clause>/<n>"."""
+        return [(f"{self.id}/{n}", finding) for n, finding in enumerate(self.findings, 1)]
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["findings"] = [f.to_dict() for f in self.findings]
+        data["findings"] = [{**f.to_dict(), "id": fid} for fid, f in self.numbered()]
         data["notes"] = [n.to_dict() for n in self.notes]
         return data
 
@@ -256,10 +301,23 @@ class RunResult:
     tests: dict[str, int]  # counts by test outcome
     warnings: list[str] = field(default_factory=list)
     records: list[TestRecord] = field(default_factory=list)
+    # What kept the target from being judged (unreachable, key rejected, budget, interrupted): with the
+    # clause rows, all ``verdict.decide`` needs, so that a summary.json's verdict can be recomputed.
+    problems: list[str] = field(default_factory=list)
+    # The waivers' outcome (``waivers.Gate.to_dict``) when a waivers file was read: the run then exits
+    # with ``gate["exit_code"]``; the verdict, and every clause's outcome, stay as they are.
+    gate: dict[str, Any] | None = None
+    # What the run exercised (``coverage.report``): per documented answer and parameter value.
+    coverage: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.verdict]
+
+    @property
+    def process_exit_code(self) -> int:
+        """The run's exit code: the verdict's, or the gate's when waivers were read."""
+        return int(self.gate["exit_code"]) if self.gate is not None else self.exit_code
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -270,8 +328,29 @@ class RunResult:
             **self.facts,
             "tests": dict(self.tests),
             "warnings": list(self.warnings),
-            "clauses": [c.to_dict() for c in self.clauses],
+            "problems": list(self.problems),
+            "clauses": [_marked(c.to_dict(), self.gate) for c in self.clauses],
+            **({"gate": self.gate} if self.gate is not None else {}),
+            **({"coverage": self.coverage} if self.coverage is not None else {}),
         }
+
+
+def _marked(clause: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
+    """A waived finding stays a finding of its violated clause, marked with the waiver that waived it."""
+    for finding in clause["findings"] if gate is not None else ():
+        waiver = waiver_of(gate, finding["id"])
+        if waiver is not None:
+            finding["waiver"] = waiver
+    return clause
+
+
+def waiver_of(gate: dict[str, Any] | None, finding_id: str) -> dict[str, Any] | None:
+    """The waiver that waived the finding ``finding_id`` in this run, if any."""
+    for entry in (gate or {}).get("waived", ()):
+        if finding_id in entry["findings"]:
+            waiver: dict[str, Any] = entry["waiver"]
+            return waiver
+    return None
 
 
 def find_error(error: BaseException, kind: type[Any]) -> Any:

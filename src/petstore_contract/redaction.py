@@ -100,3 +100,52 @@ class Redactor:
         if isinstance(value, dict):
             return {self._scrub(k, text): self._scrub(v, text) for k, v in value.items()}
         return value
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+class KeyFragments:
+    """Long runs of the key's characters, in any case: what near misses of the key show of it.
+
+    The credential table sends the key with a character removed or added, a prefix of it, its case
+    changed: none of them is the key, so ``Redactor`` leaves them, yet each gives the key away.  A
+    record that keeps every request (a certification bundle's exchanges.har) passes this too: any
+    run of at least half the key's characters (``MIN_KEY_LENGTH`` at least) that equals a run of the
+    key, ASCII case ignored, becomes ``[REDACTED]``.  A key shorter than ``MIN_KEY_LENGTH`` has no
+    fragments: ``Redactor`` replaces it only where it stands alone, and says so.
+    """
+
+    def __init__(self, secret: str | None) -> None:
+        self.key = (secret or "").translate(_ASCII_LOWER)
+        self.size = min(len(self.key), max(MIN_KEY_LENGTH, len(self.key) // 2))
+        self.starts: dict[str, int] = {}
+        self._pattern: re.Pattern[str] | None = None
+        if len(self.key) < MIN_KEY_LENGTH:
+            return
+        for start in range(len(self.key) - self.size + 1):
+            self.starts.setdefault(self.key[start : start + self.size], start)
+        self._pattern = re.compile("|".join(re.escape(gram) for gram in self.starts))
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None or not text:
+            return text
+        lowered = text.translate(_ASCII_LOWER)  # ASCII only: the length stays, so positions match
+        out, done = [], 0
+        for match in self._pattern.finditer(lowered):
+            if match.start() < done:
+                continue
+            start, end = self._widen(lowered, match.start(), match.end(), self.starts[match.group(0)], done)
+            out += [text[done:start], REDACTED]
+            done = end
+        out.append(text[done:])
+        return "".join(out)
+
+    def _widen(self, lowered: str, start: int, end: int, at: int, floor: int) -> tuple[int, int]:
+        """The match grown both ways for as long as the text goes on following the key."""
+        after = at + (end - start)
+        while end < len(lowered) and after < len(self.key) and lowered[end] == self.key[after]:
+            end, after = end + 1, after + 1
+        while start > floor and at > 0 and lowered[start - 1] == self.key[at - 1]:
+            start, at = start - 1, at - 1
+        return start, end

@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 from schemathesis import GenerationMode
 from schemathesis.errors import FailureGroup
 
-from petstore_contract import __version__, generated, profiles
+from petstore_contract import __version__, coverage, generated, har, profiles
 from petstore_contract.api import VALID, Api, answers_from_data, answers_to_data
 from petstore_contract.record import Exchange, Finding, Violation
-from petstore_contract.redaction import Redactor
+from petstore_contract.redaction import KeyFragments, Redactor
 from petstore_contract.spec import spec_checksum
 from petstore_contract.target import Target
 from petstore_contract.transport import Answer, Batch, RunGuard, TargetProblem, Transport, TransportOptions
@@ -61,6 +61,7 @@ class RunSettings:
     use_proxy_env: bool = True
     shared_dir: str = ""
     started: float = field(default_factory=time.time)
+    record_dir: str = ""  # keep every exchange there (har.Recorder), for a certification bundle
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,6 +78,13 @@ class Run:
         self.guard = RunGuard.from_options(options)
         self.transport = Transport(options, self.guard, self.redact)
         self.api = Api(self.transport, api_key)
+        # What the run exercised (coverage.py), tallied in every process beside its counters.
+        self.coverage = coverage.Tally(api_key)
+        self.transport.adapter.watchers.append(self.coverage)
+        self.guard.tallies["coverage"] = self.coverage.to_dict
+        self.recorder = har.Recorder(settings.record_dir, self._scrub(api_key)) if settings.record_dir else None
+        if self.recorder is not None:
+            self.transport.adapter.watchers.append(self.recorder)
         self._names = count()
         self.deferred: Batch[Any, list[Finding]] | None = None
         self._asked: set[str] = set()  # what the deferred test's cases sent so far (digests)
@@ -88,6 +96,11 @@ class Run:
         # False in a child process of the run (sidecar.py): it only reads what the parent set up,
         # so that stopping it can never leave set-up half done for the others.
         self.produces_shared = True
+
+    def _scrub(self, api_key: str) -> Callable[[str], str]:
+        """How a kept exchange is redacted: as every recorded exchange, and near misses of the key too."""
+        fragments = KeyFragments(api_key)
+        return lambda text: fragments(self.redact.for_exchange(text))
 
     # -- what the run is -------------------------------------------------------------------------
 
@@ -203,6 +216,8 @@ class Run:
         if self._starter is not None:
             self._starter.shutdown(wait=True, cancel_futures=True)
         self.transport.close()
+        if self.recorder is not None:
+            self.recorder.close()
 
     # -- generated tests ---------------------------------------------------------------------------
 

@@ -106,7 +106,7 @@ def _encode_error(error: BaseException | None) -> dict[str, Any]:
         return {"findings": [f.to_dict() for f in violation.findings]}
     if (mismatch := find_error(error, Mismatch)) is not None:
         exchange = mismatch.exchange.to_dict() if mismatch.exchange is not None else None
-        return {"mismatch": [mismatch.expected, mismatch.observed], "exchange": exchange}
+        return {"mismatch": [mismatch.expected, mismatch.observed, mismatch.expectation], "exchange": exchange}
     first_line = (str(error).strip().splitlines() or [""])[0][:300]
     return {"error": f"{type(error).__name__}: {first_line}"}
 
@@ -122,8 +122,8 @@ def decode(data: dict[str, Any]) -> BaseException | None:
     if "findings" in data:
         return Violation(*(Finding.from_dict(f) for f in data["findings"]))
     if "mismatch" in data:
-        expected, observed = data["mismatch"]
-        return Mismatch(expected, observed, exchange)
+        expected, observed, expectation = data["mismatch"]
+        return Mismatch(expected, observed, exchange, expectation)
     if "error" in data:
         return RuntimeError(data["error"])
     return None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jsonschema
 import yaml
@@ -76,3 +78,27 @@ def schema_errors(component: str, instance: Any) -> list[str]:
         return [f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}" for e in errors]
     except RecursionError:  # the message quotes the value; Pet and Error hold no nested values anyway
         return [f"(body): not a {component}: a value nested deeper than can be shown"]
+
+
+@cache
+def _path_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each path template of the spec as a pattern for the end of a URL path, longest template first.
+
+    None from a spec that does not load: naming an operation must not fail a request (the generated
+    tests' collection reports the spec).
+    """
+    try:
+        templates = sorted(load_spec().get("paths", {}), key=len, reverse=True)
+    except (OSError, yaml.YAMLError, AttributeError, TypeError):
+        return ()
+    return tuple((re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(t)) + "$"), t) for t in templates)
+
+
+def operation_of(method: str, url: str) -> str:
+    """ "GET /pets/{petId}": the method and the spec's path template a request URL asked (whatever the base
+    path); "GET (no documented path)" for a URL that matches none."""
+    path = urlsplit(url).path.rstrip("/") or "/"
+    for pattern, template in _path_patterns():
+        if pattern.search(path):
+            return f"{method.upper()} {template}"
+    return f"{method.upper()} (no documented path)"

@@ -61,6 +61,7 @@ __all__ = [
     "Answer",
     "Batch",
     "GuardedAdapter",
+    "Observed",
     "RunGuard",
     "TargetProblem",
     "Transport",
@@ -316,6 +317,9 @@ class RunGuard:
         self._counts = dict.fromkeys(COUNTS, 0)
         self._waited = 0.0
         self._server_errors: dict[tuple[str, str, int | None], record.Exchange] = {}
+        # Other tallies of this process, written beside its counters (e.g. "coverage"): plain data
+        # that ``merge_counters`` leaves alone (it sums numbers only) and their own readers merge.
+        self.tallies: dict[str, Callable[[], Any]] = {}
 
     @classmethod
     def from_options(cls, options: TransportOptions) -> RunGuard:
@@ -477,7 +481,11 @@ class RunGuard:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{os.getpid()}")
-        data = {**self.counters(), SERVER_ERRORS: [exchange.to_dict() for exchange in self.server_errors()]}
+        data = {
+            **self.counters(),
+            SERVER_ERRORS: [exchange.to_dict() for exchange in self.server_errors()],
+            **{name: tally() for name, tally in self.tallies.items()},
+        }
         temporary.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
         os.replace(temporary, target)
 
@@ -503,6 +511,27 @@ class _BodyProblem(Exception):
     pass
 
 
+@dataclass(frozen=True, eq=False)
+class Observed:
+    """One request as it went out on the wire and what came back, for the adapter's ``watchers``.
+
+    Raw: not redacted (a watcher that keeps it redacts it, e.g. ``har.Recorder``).  ``status`` None:
+    no answer, ``problem`` says why.  Times: ``started`` epoch seconds, ``wait`` until the answer's
+    headers (or the failure), ``receive`` reading the body.
+    """
+
+    request: requests.PreparedRequest
+    started: float
+    wait: float
+    receive: float = 0.0
+    status: int | None = None
+    reason: str = ""
+    version: int = 11
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    problem: str = ""
+
+
 class GuardedAdapter(HTTPAdapter):
     """The one adapter of a run: guard, origin, budgeted timeout, bounded body, Retry-After."""
 
@@ -520,6 +549,9 @@ class GuardedAdapter(HTTPAdapter):
         # One bound for the whole process, whichever thread sends: a batch of generated cases and
         # a table sent ahead share the same ``concurrency`` requests in flight.
         self.in_flight = threading.BoundedSemaphore(size)
+        # Called with every request sent and its answer (``Observed``); none in an ordinary run, so
+        # that only a run that keeps its exchanges (a certification bundle) pays for them.
+        self.watchers: list[Callable[[Observed], None]] = []
         super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
 
     def send(
@@ -599,17 +631,22 @@ class GuardedAdapter(HTTPAdapter):
         sent_timeout = _cut_timeout(timeout, wanted, cut)
         self.guard.count_sent(method)
         opened = self._opened_connections()
+        started, clock = time.time(), time.monotonic()
         try:
             streamed = super().send(
                 request, stream=True, timeout=sent_timeout, verify=self.options.verify, cert=self.cert, proxies=proxies
             )
         except requests.exceptions.RequestException as exc:
             if not (_dropped_before_answer(exc) and self._opened_connections() == opened):
-                raise self._no_answer(describe(exc, where, self.origin, cut), where, request) from None
+                raise self._no_answer(
+                    describe(exc, where, self.origin, cut), where, request, (started, clock)
+                ) from None
             # A keep-alive connection closed by the server as the request went out: send once more on a
             # fresh one, as browsers and curl do (Schemathesis does the same for its own sessions).  A
             # write sent again is counted apart and shown in every report: the server may have taken both.
+            self._observe(request, (started, clock), problem="connection closed as the request went out; sent again")
             self.guard.count_resent(method)
+            started, clock = time.time(), time.monotonic()
             try:
                 streamed = super().send(
                     request,
@@ -620,17 +657,43 @@ class GuardedAdapter(HTTPAdapter):
                     proxies=proxies,
                 )
             except requests.exceptions.RequestException as again:
-                raise self._no_answer(describe(again, where, self.origin, cut), where, request) from None
+                line = describe(again, where, self.origin, cut)
+                raise self._no_answer(line, where, request, (started, clock)) from None
+        answered = time.monotonic()
         left = self.guard.seconds_left()
         body_seconds = BODY_TIME_FACTOR * wanted if left is None else max(0.05, min(BODY_TIME_FACTOR * wanted, left))
         try:
             body = self._read(streamed, body_seconds)
         except _BodyProblem as exc:
-            raise self._no_answer(f"{where}: {exc}", where, request) from None
+            raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
         self.guard.answered()
+        if self.watchers:
+            raw = streamed.raw
+            answer = {"status": raw.status, "reason": raw.reason or "", "version": raw.version, "body": body}
+            self._observe(request, (started, clock), answered, headers=tuple(raw.headers.items()), **answer)
         return self.build_response(request, self._in_memory(streamed, body, method))
 
-    def _no_answer(self, line: str, where: str, request: requests.PreparedRequest) -> TargetProblem:
+    def _observe(
+        self, request: requests.PreparedRequest, sent: tuple[float, float], answered: float | None = None, **answer: Any
+    ) -> None:
+        """Hand one exchange to the watchers (``sent``: epoch and monotonic time it went out)."""
+        if not self.watchers:
+            return
+        started, clock = sent
+        now = time.monotonic()
+        wait = (answered if answered is not None else now) - clock
+        seen = Observed(request, started, wait, now - clock - wait, **answer)
+        for watcher in self.watchers:
+            # Bookkeeping must never fail a request; a recorder that lost an exchange shows in
+            # ``petstore-contract verify`` (the HAR's entries against the requests counted).
+            with contextlib.suppress(Exception):
+                watcher(seen)
+
+    def _no_answer(
+        self, line: str, where: str, request: requests.PreparedRequest, sent: tuple[float, float] | None = None
+    ) -> TargetProblem:
+        if sent is not None:
+            self._observe(request, sent, problem=line)
         self.guard.failed(line)
         spent = self.guard.budget_spent()
         if spent:

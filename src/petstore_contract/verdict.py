@@ -83,7 +83,8 @@ def server_errors_record(exchanges: list[Exchange], records: Iterable[TestRecord
         path = exchange.url.removeprefix(base_url.rstrip("/")).split("?", 1)[0]
         clause = "orders.available" if path == "/store/orders" else "responses.documented"
         expected = f"one of the answers §4 documents for {exchange.method} {path or '/'} (never a 5xx)"
-        findings.append(Finding(clause, expected, f"HTTP {exchange.status}", exchange, SERVER_ERRORS_TEST))
+        found = Finding(clause, expected, f"HTTP {exchange.status}", exchange, SERVER_ERRORS_TEST, expectation="no-5xx")
+        findings.append(found)
     if not findings:
         return None
     clauses = tuple(dict.fromkeys(f.clause for f in findings))
@@ -147,7 +148,8 @@ def decide(
         for r in rows
         if r.level == "SHOULD" and r.outcome == rec.VIOLATED
     ]
-    return RunResult(verdict, reason, facts, rows, tests, list(dict.fromkeys(warnings)), list(records))
+    warnings = list(dict.fromkeys(warnings))
+    return RunResult(verdict, reason, facts, rows, tests, warnings, list(records), problems=list(problems))
 
 
 def _must(rows: list[ClauseResult]) -> int:

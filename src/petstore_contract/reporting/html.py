@@ -81,6 +81,27 @@ def context(result: RunResult) -> dict[str, Any]:
         "not_selected": [c.id for c in result.clauses if c.outcome == NOT_SELECTED],
         "appendix": [_appendix(c) for c in result.clauses if c.outcome != NOT_SELECTED],
         "suite_version": str(result.facts.get("suite_version") or ""),
+    } | _gate(result)
+
+
+def _gate(result: RunResult) -> dict[str, Any]:
+    """The waivers' outcome; each violated clause's section lists the waivers of its findings."""
+    return {
+        "coverage": result.coverage,
+        "coverage_line": view.coverage_line(result),
+        "gate": result.gate,
+        "gate_lines": view.waived_lines(result),
+        "waived": {
+            clause: [
+                {
+                    "signature": f"{e['signature']['operation'] or '-'} · {e['signature']['expectation']}",
+                    "what": view.waiver_text(e["waiver"]),
+                    "findings": len(e["findings"]),
+                }
+                for e in entries
+            ]
+            for clause, entries in view.waived_clauses(result).items()
+        },
     }
 
 

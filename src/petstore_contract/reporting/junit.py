@@ -59,6 +59,9 @@ def suite_properties(result: RunResult) -> list[tuple[str, str]]:
         ("verdict_line", view.verdict_line(result)),
         ("exit_code", str(result.exit_code)),
     ]
+    if result.gate is not None:  # waivers were read: the run exits with the gate's code
+        pairs += [("gate_exit_code", str(result.gate["exit_code"])), ("gate_line", result.gate["line"])]
+        pairs += [("waiver", line) for line in view.waived_lines(result)]  # waived, expired, stale
     for name, value in view.public_facts(result.facts).items():
         pairs.append((name, "" if value is None else str(value)))
     return [(name, _xml_text(value)) for name, value in pairs]

@@ -71,7 +71,7 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
         + (f", {len(view.violated_should(result))} SHOULD not met" if view.violated_should(result) else "")
         + f", {counts[UNDECIDED]} undecided"
         + (f", {counts[NOT_SELECTED]} not selected" if counts[NOT_SELECTED] else "")
-        + f". Tests: {view.tests_text(result.tests)}. Exit code {result.exit_code}.",
+        + f". Tests: {view.tests_text(result.tests)}. Exit code {result.process_exit_code}.",
         "",
     ]
     broken = [c for c in result.clauses if c.outcome == VIOLATED]
@@ -83,6 +83,8 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
             lines.append(f"| {code(c.id)} | {text(c.section)} | {c.level} | {outcome} | {why} |")
         lines.append("")
     lines += _undecided(result)
+    lines += _coverage(result)
+    lines += _gate(result)
     if violated:
         lines += [f"### Violated clauses ({len(violated)})", ""]
         for clause in violated[:detailed]:
@@ -106,6 +108,30 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
         lines.append("")
     lines += ["Full evidence (every finding, response bodies): `report.html`; machine-readable: `summary.json`.", ""]
     return "\n".join(lines)
+
+
+def _coverage(result: RunResult) -> list[str]:
+    """One line of coverage, then each documented answer or parameter value not observed."""
+    if result.coverage is None:
+        return []
+    missing = result.coverage["not_observed"]
+    line = view.coverage_line(result)
+    lines = [f"{text(line[:1].upper() + line[1:], 400)}.", ""]
+    if missing:
+        lines = [lines[0].removesuffix(".") + ". **Not observed:**", ""]
+        lines += [f"- {text(item, 400)}" for item in missing[:20]] + [""]
+    return lines
+
+
+def _gate(result: RunResult) -> list[str]:
+    """The waivers' outcome: the exit code's one line, then each waived, expired and stale waiver."""
+    if result.gate is None:
+        return []
+    waived = view.waived_lines(result)
+    lines = [f"**{text(result.gate['line'], 1_000)}**", ""]
+    lines += [f"- {text(line, 600)}" for line in waived[:30]]
+    lines += [f"- and {len(waived) - 30} more"] if len(waived) > 30 else []
+    return [*lines, ""] if waived else lines
 
 
 def _undecided(result: RunResult) -> list[str]:

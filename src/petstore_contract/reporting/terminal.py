@@ -26,8 +26,14 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
         lines.append("warning (SHOULD) " + view.first_line(clause))
     for warning in view.other_warnings(result)[:SHOWN]:
         lines.append("warning: " + cut(warning, LINE))
+    lines += view.waived_lines(result)
+    if result.coverage is not None:
+        lines.append(view.coverage_line(result))
+        lines += [cut(f"not observed: {item}", LINE) for item in result.coverage["not_observed"][:SHOWN]]
     if paths:
         lines.append("reports: " + ", ".join(str(p) for p in paths.values()))
+    if result.gate is not None:
+        lines.append(cut(result.gate["line"], view.REPLAY_LIMIT))  # the exit code's why, beside the verdict
     lines.append(view.verdict_line(result))
     return lines
 

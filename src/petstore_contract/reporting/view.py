@@ -323,3 +323,47 @@ def other_warnings(result: RunResult) -> list[str]:
     """``result.warnings`` but those that only repeat a SHOULD clause shown in full beside them."""
     shown = tuple(f"{c.id} (" for c in violated_should(result))
     return [w for w in result.warnings if not (shown and w.startswith(shown))]
+
+
+# -- waivers (the gate) -------------------------------------------------------------------------------
+
+
+def coverage_line(result: RunResult) -> str:
+    """The coverage in one line: documented answers and parameter values observed ("" without coverage)."""
+    if result.coverage is None:
+        return ""
+    responses, parameters = result.coverage["responses"], result.coverage["parameters"]
+    seen = sum(r["observed"] for r in responses), sum(p["observed"] for p in parameters)
+    line = f"coverage: {seen[0]} of {len(responses)} documented answers observed, {seen[1]} of {len(parameters)}"
+    return line + " documented parameter values of GET /pets answered 200"
+
+
+def waiver_text(waiver: dict[str, Any]) -> str:
+    """A waiver in one line: what it names, its owner and expiry, its reason."""
+    signature = waiver.get("signature")
+    what = " · ".join(signature.values()) if signature else waiver["clause"]
+    return (
+        f"waiver {waiver['number']} ({what}; owner {waiver['owner']}; expires {waiver['expires']}): {waiver['reason']}"
+    )
+
+
+def waived_lines(result: RunResult) -> list[str]:
+    """One line per waived signature, expired waiver and stale waiver (none without a waivers file)."""
+    gate = result.gate or {}
+    lines = []
+    for entry in gate.get("waived", ()):
+        count = len(entry["findings"])
+        operation = entry["signature"]["operation"] or "-"
+        what = f"{entry['clause']} ({operation} · {entry['signature']['expectation']})"
+        lines.append(f"waived: {what}, {count} finding{'s' if count != 1 else ''}, by {waiver_text(entry['waiver'])}")
+    lines += [f"EXPIRED {waiver_text(w)}" for w in gate.get("expired", ())]
+    lines += [f"stale (matched no finding): {waiver_text(w)}" for w in gate.get("stale", ())]
+    return [cut(line, REPLAY_LIMIT) for line in lines]
+
+
+def waived_clauses(result: RunResult) -> dict[str, list[dict[str, Any]]]:
+    """Clause id -> the waived signatures of its findings (each with its waiver and finding ids)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for entry in (result.gate or {}).get("waived", ()):
+        found.setdefault(entry["clause"], []).append(entry)
+    return found

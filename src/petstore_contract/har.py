@@ -1,0 +1,166 @@
+"""Every exchange of a run, kept as HAR 1.2 (what browsers' developer tools open): ``exchanges.har``.
+
+A run that keeps its exchanges (``--contract-record DIR``, set by ``petstore-contract certify``)
+gives each process's adapter a ``Recorder``: every request sent and its answer (or why there was
+none) becomes one HAR entry, redacted at once as the run redacts its exchanges (the key as
+``$<key variable>``, its encodings and near misses of it as ``[REDACTED]``), appended as one JSON
+line to a file of its own process in DIR.  xdist workers and the stateful walks' child processes
+get the same settings, so every process of the run writes there; ``build`` merges the files in
+the order the requests went out.
+
+HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): each entry has ``startedDateTime`` (ISO
+8601 with milliseconds, UTC), ``time``, a ``request`` and a ``response`` with their headers,
+``cookies``, sizes (-1 when unknown), ``cache`` and ``timings`` (``send``, ``wait``, ``receive``;
+-1 for the phases not measured).  A request that got no answer has status 0 and its reason in
+``_error`` (custom fields start with an underscore), as Chrome writes failed requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import parse_qsl, urlsplit
+
+from petstore_contract.transport import Observed
+
+HAR_VERSION = "1.2"
+FILE_GLOB = "exchanges-*.jsonl"
+BODY_LIMIT = 1_000_000  # characters of a body kept in the HAR; the rest is cut, and the entry says so
+PAGE_ID = "contract-run"
+HTTP_VERSIONS = {9: "HTTP/0.9", 10: "HTTP/1.0", 11: "HTTP/1.1", 20: "HTTP/2"}
+
+
+def iso(moment: float) -> str:
+    """ISO 8601, UTC, milliseconds: what HAR's ``startedDateTime`` and JavaScript's ``Date`` read."""
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Recorder:
+    """A watcher of the run's adapter (``GuardedAdapter.watchers``): one JSON line per exchange."""
+
+    def __init__(self, directory: str | os.PathLike[str], scrub: Callable[[str], str], name: str = "") -> None:
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        label = f"{name}-{os.getpid()}" if name else str(os.getpid())
+        self.path = folder / f"exchanges-{label}-{threading.get_ident()}.jsonl"
+        self.scrub = scrub  # the run's redaction of a recorded value
+        self._lock = threading.Lock()
+        self._out: IO[str] | None = self.path.open("a", encoding="utf-8")
+
+    def __call__(self, seen: Observed) -> None:
+        line = json.dumps(entry(seen, self.scrub), ensure_ascii=False)
+        with self._lock:
+            if self._out is not None:
+                self._out.write(line + "\n")
+                self._out.flush()  # a process that is killed later still leaves whole lines
+
+    def close(self) -> None:
+        with self._lock:
+            if self._out is not None:
+                self._out.close()
+                self._out = None
+
+
+# -- one entry --------------------------------------------------------------------------------------
+
+
+def entry(seen: Observed, show: Callable[[str], str]) -> dict[str, Any]:
+    """One HAR entry; every string that could carry the key passes ``show`` (the run's redactor)."""
+    wait, receive = _ms(seen.wait), _ms(seen.receive)
+    found: dict[str, Any] = {
+        "pageref": PAGE_ID,
+        "startedDateTime": iso(seen.started),
+        "time": round(wait + receive, 3),
+        "request": _request(seen, show),
+        "response": _response(seen, show),
+        "cache": {},
+        "timings": {"blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 0, "wait": wait, "receive": receive},
+    }
+    if seen.problem:
+        found["_error"] = show(seen.problem)
+    return found
+
+
+def _ms(seconds: float) -> float:
+    return round(max(seconds, 0.0) * 1000, 3)
+
+
+def _request(seen: Observed, show: Callable[[str], str]) -> dict[str, Any]:
+    request = seen.request
+    url = show(request.url or "")
+    body = request.body
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body if isinstance(body, str) else None
+    headers = [{"name": name, "value": show(str(value))} for name, value in request.headers.items()]
+    found: dict[str, Any] = {
+        "method": request.method or "GET",
+        "url": url,
+        "httpVersion": "HTTP/1.1",
+        "cookies": [],
+        "headers": headers,
+        "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)],
+        "headersSize": -1,
+        "bodySize": len(body.encode() if isinstance(body, str) else body) if body is not None else 0,
+    }
+    if text is not None:
+        mime = str(request.headers.get("Content-Type", "application/octet-stream"))
+        found["postData"] = {"mimeType": mime, "params": [], "text": _cut(show(text))}
+    return found
+
+
+def _response(seen: Observed, show: Callable[[str], str]) -> dict[str, Any]:
+    headers = [{"name": name, "value": show(value)} for name, value in seen.headers]
+    mime = next((value for name, value in seen.headers if name.lower() == "content-type"), "")
+    content: dict[str, Any] = {"size": len(seen.body), "mimeType": mime or "x-unknown"}
+    if seen.body:
+        text = show(seen.body.decode("utf-8", "replace"))
+        content["text"] = _cut(text)
+        if len(text) > BODY_LIMIT:
+            content["comment"] = f"body cut to {BODY_LIMIT:,} of {len(text):,} characters"
+    location = next((value for name, value in seen.headers if name.lower() == "location"), "")
+    return {
+        "status": seen.status or 0,
+        "statusText": seen.reason if seen.status is not None else "",
+        "httpVersion": HTTP_VERSIONS.get(seen.version, "HTTP/1.1") if seen.status is not None else "",
+        "cookies": [],
+        "headers": headers,
+        "content": content,
+        "redirectURL": show(location),
+        "headersSize": -1,
+        "bodySize": len(seen.body) if seen.status is not None else -1,
+    }
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= BODY_LIMIT else text[:BODY_LIMIT]
+
+
+# -- the file ---------------------------------------------------------------------------------------
+
+
+def build(directory: str | os.PathLike[str], *, title: str, creator_version: str) -> dict[str, Any]:
+    """The HAR of every process's recorded exchanges in ``directory``, in the order they went out."""
+    entries = []
+    for path in sorted(Path(directory).glob(FILE_GLOB)):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entries.append(json.loads(line))
+    entries.sort(key=lambda e: e["startedDateTime"])
+    started = entries[0]["startedDateTime"] if entries else iso(0)
+    page = {
+        "startedDateTime": started,
+        "id": PAGE_ID,
+        "title": title,
+        "pageTimings": {"onContentLoad": -1, "onLoad": -1},
+    }
+    creator = {"name": "petstore-contract", "version": creator_version}
+    return {"log": {"version": HAR_VERSION, "creator": creator, "pages": [page], "entries": entries}}
+
+
+def write(path: str | os.PathLike[str], har: dict[str, Any], scrub: Callable[[str], str]) -> None:
+    """The HAR as JSON, passed once more as a whole through ``scrub`` (the run's redaction; the entries were)."""
+    Path(path).write_text(scrub(json.dumps(har, indent=1, ensure_ascii=False)) + "\n", "utf-8")
