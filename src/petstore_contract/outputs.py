@@ -42,10 +42,6 @@ def rewrite_junit(result: RunResult, config: pytest.Config) -> Path | None:
 
 def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     lines = reporting.terminal.final_lines(result, paths)
-    facts = result.facts
-    if "requests" in facts:  # what the run cost the target: a store without delete keeps what it adds
-        counted = f"requests {facts['requests']:,}, writes {facts.get('writes', 0):,}"
-        lines.insert(len(lines) - 1, f"{counted}, animals created {facts.get('created', 0):,}")
     throttled = int(result.facts.get("throttled", 0))
     if throttled:
         waited = float(result.facts.get("throttle_wait_s", 0.0))

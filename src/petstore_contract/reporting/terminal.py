@@ -30,6 +30,10 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     if result.coverage is not None:
         lines.append(view.coverage_line(result))
         lines += [cut(f"not observed: {item}", LINE) for item in result.coverage["not_observed"][:SHOWN]]
+    facts = result.facts
+    if "requests" in facts:  # what the run cost the target: a store without delete keeps what it adds
+        counted = f"requests {facts['requests']:,}, writes {facts.get('writes', 0):,}"
+        lines.append(f"{counted}, animals created {facts.get('created', 0):,}")
     if paths:
         lines.append("reports: " + ", ".join(str(p) for p in paths.values()))
     if result.gate is not None:
