@@ -374,8 +374,9 @@ def test_terminal_lists_at_most_15_violated_clauses() -> None:
     ]
     result = RunResult("not_conformant", "", reportdata.facts(), clauses, {})
     lines = terminal.final_lines(result, {})
-    assert len(lines) == 15 + 1 + 1
+    assert len(lines) == 15 + 1 + 1 + 1  # 15 clauses, "and 5 more", the run's requests, the verdict
     assert lines[15].startswith("and 5 more violated clauses: fake.c15")
+    assert lines[16] == "requests 1,873, writes 211, animals created 0"
     assert lines[-1] == (
         "Not conformant: 20 of 20 MUST clauses violated (fake.c00, fake.c01, fake.c02, fake.c03, fake.c04 and 15 more)"
     )
