@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from petstore_contract.selfcheck.killmatrix import suite_errors
-from petstore_contract.selfcheck.launcher import SuiteRun, run_suite
+from petstore_contract.selfcheck.launcher import SuiteRun, run_suite, stop_process
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "blind" / "server.py"
@@ -83,12 +83,7 @@ def blind_server(scenario: BlindScenario, key: str) -> Iterator[str]:
         assert base_url.startswith("http://127.0.0.1:"), f"{scenario.label}: no base URL ({base_url!r})"
         yield base_url
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
+        stop_process(server)
 
 
 def run_scenario(scenario: BlindScenario) -> SuiteRun:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import reportdata
+from petstore_contract.selfcheck.launcher import stop_process
 
 KEY = "gate-selftest-key-5d1c9a"  # long enough to be redacted everywhere (redaction.MIN_KEY_LENGTH)
 STARTUP = 30.0
@@ -47,12 +48,7 @@ def served(*args: str, port: int | None = None, key: str = KEY) -> Iterator[str]
         _wait_until_listening(port, process)
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process)
 
 
 def _wait_until_listening(port: int, process: subprocess.Popen[bytes]) -> None:

@@ -80,3 +80,13 @@ def run_suite(
             if path.exists():
                 run.reports[name] = path.read_text(encoding="utf-8")
         return run
+
+
+def stop_process(process: subprocess.Popen[Any]) -> None:
+    """Terminate a server the self-checks started; kill it when it does not stop within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
