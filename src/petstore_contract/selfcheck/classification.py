@@ -21,6 +21,7 @@ from typing import Any
 
 CLASSES = ("equivalent", "legitimate")
 FILE = Path(__file__).with_name("mutants.toml")
+DEFAULT_MODULE = "reference/app.py"
 
 
 @dataclass(frozen=True)
@@ -57,28 +58,52 @@ def key_from_diff(module: str, function: str | None, operator: str, diff: str) -
 
 
 def load(path: Path = FILE) -> dict[MutantKey, Classification]:
-    """Every classified survivor by its key; a malformed entry or a duplicate key is an error."""
+    """Every classified survivor by its key; a malformed entry or a duplicate key is an error.
+
+    An entry gives its ``class`` and ``reason`` itself, or names a shared one with ``because``
+    (a table under ``[reasons]`` with ``class`` and ``reason``): many survivors are equivalent for
+    one and the same reason, which is then written, and reviewed, once.
+    """
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ClassificationError(f"{path}: {exc}") from None
+    shared: dict[str, Any] = data.get("reasons", {})
+    for name, row in shared.items():
+        _check(row, f"{path.name}: reasons.{name}")
     found: dict[MutantKey, Classification] = {}
     for number, row in enumerate(data.get("survivor", []), start=1):
         where = f"{path.name}: survivor #{number}"
-        missing = [f for f in ("module", "function", "operator", "line", "mutant", "class", "reason") if f not in row]
+        missing = [f for f in ("function", "operator", "line", "mutant") if f not in row]
         if missing:
             raise ClassificationError(f"{where}: missing {', '.join(missing)}")
-        if row["class"] not in CLASSES:
-            raise ClassificationError(f"{where}: class must be one of {', '.join(CLASSES)}, got {row['class']!r}")
-        if not str(row["reason"]).strip():
-            raise ClassificationError(f"{where}: the reason is empty")
-        key = MutantKey(row["module"], row["function"], row["operator"], _strip(row["line"]), _strip(row["mutant"]))
+        if "because" in row:
+            if row["because"] not in shared:
+                raise ClassificationError(f"{where}: no shared reason {row['because']!r} under [reasons]")
+            verdict = shared[row["because"]]
+        else:
+            verdict = row
+            _check(verdict, where)
+        key = MutantKey(
+            row.get("module", DEFAULT_MODULE),
+            row["function"],
+            row["operator"],
+            _strip(row["line"]),
+            _strip(row["mutant"]),
+        )
         if key in found:
             raise ClassificationError(
                 f"{where}: the same mutant is classified twice ({key.operator} in {key.function})"
             )
-        found[key] = Classification(key, row["class"], row["reason"])
+        found[key] = Classification(key, verdict["class"], verdict["reason"])
     return found
+
+
+def _check(row: dict[str, Any], where: str) -> None:
+    if row.get("class") not in CLASSES:
+        raise ClassificationError(f"{where}: class must be one of {', '.join(CLASSES)}, got {row.get('class')!r}")
+    if not str(row.get("reason", "")).strip():
+        raise ClassificationError(f"{where}: the reason is empty")
 
 
 def _strip(text: str) -> str:
@@ -90,12 +115,12 @@ def stub(key: MutantKey) -> str:
     return "\n".join(
         [
             "[[survivor]]",
-            f"module = {_toml(key.module)}",
+            *([f"module = {_toml(key.module)}"] if key.module != DEFAULT_MODULE else []),
             f"function = {_toml(key.function)}",
             f"operator = {_toml(key.operator)}",
             f"line = {_toml(key.line)}",
             f"mutant = {_toml(key.mutant)}",
-            'class = "equivalent"  # or "legitimate"',
+            'class = "equivalent"  # or "legitimate"; or instead of both: because = "<a [reasons] name>"',
             'reason = ""',
         ]
     )

@@ -25,6 +25,7 @@ What each exit of the suite counts as:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import json
 import os
@@ -47,8 +48,13 @@ from petstore_contract.selfcheck.launcher import suite_command
 
 KILLED, SURVIVED, INCONCLUSIVE, TIMEOUT, ERROR = "killed", "survived", "inconclusive", "timeout", "error"
 # The suite as a user runs it against the embedded reference: the quick profile, every test in the
-# run's process (the workers already share the cores), stopping at the first failed test.
-SUITE_ARGS = ("--contract-profile", "quick", "--child-processes", "none", "-x")
+# run's process (the workers already share the cores).
+SUITE_ARGS = ("--contract-profile", "quick", "--child-processes", "none")
+# Stopping at the first failed test saves a killed mutant the rest of its run.  A test also fails on
+# a SHOULD clause (a warning, not a violation), and the suite judges only the tests that ran: a run
+# stopped there would say "conformant" on the few clauses it reached.  So a run that stopped early
+# without a violated MUST clause is run again whole (see Worker.run).
+STOP_EARLY = ("-x",)
 COPIED = ("src", "tests", "spec", "pyproject.toml", "conftest.py")
 
 
@@ -62,6 +68,7 @@ class SuiteOutcome:
     exit_code: int | None
     seconds: float
     detail: str  # the verdict's reason, the violated clauses, or why there is none
+    tests: int = 0  # tests the suite judged (summary.json): fewer than a whole run's when it stopped early
 
     def line(self) -> str:
         code = "no exit" if self.exit_code is None else f"exit {self.exit_code}"
@@ -138,10 +145,11 @@ class Worker:
         path = done.stdout.decode().strip()
         return done.returncode == 0 and Path(path).resolve().is_relative_to(self.root.resolve())
 
-    def run_suite(self, timeout: float, processes: Processes) -> SuiteOutcome:
+    def run_suite(self, timeout: float, processes: Processes, stop_early: bool = False) -> SuiteOutcome:
         with tempfile.TemporaryDirectory(prefix="report-", dir=self.root) as tmp:
             reports = Path(tmp)
-            command = suite_command(reports, None, SUITE_ARGS, suite=self.root / "tests")
+            args = SUITE_ARGS + (STOP_EARLY if stop_early else ())
+            command = suite_command(reports, None, args, suite=self.root / "tests")
             started = time.monotonic()
             with (reports / "output.txt").open("wb") as output:
                 process = subprocess.Popen(
@@ -167,8 +175,11 @@ class Worker:
                 return SuiteOutcome(TIMEOUT, None, seconds, f"no verdict within {timeout:.0f} s")
             return _outcome(code, seconds, reports)
 
-    def run(self, item: Any, timeout: float, processes: Processes) -> Any:
-        """Apply the work item's mutation to the copy, run the suite, restore; a cosmic-ray WorkResult."""
+    def run(self, item: Any, timeout: float, processes: Processes, whole: int) -> Any:
+        """Apply the work item's mutation to the copy, run the suite, restore; a cosmic-ray WorkResult.
+
+        ``whole``: how many tests a whole run judges (the baseline's count).
+        """
         spec = item.mutations[0]
         relative = Path(spec.module_path).resolve().relative_to(self.checkout.resolve()).as_posix()
         path = self.root / relative
@@ -178,7 +189,12 @@ class Worker:
                 if mutated is None:
                     return WorkResult(worker_outcome=WorkerOutcome.NO_TEST, output="no mutation at this occurrence")
                 diff = unified_diff(original, mutated, relative)
-                outcome = self.run_suite(timeout, processes)
+                outcome = self.run_suite(timeout, processes, stop_early=True)
+                if outcome.label in (SURVIVED, INCONCLUSIVE) and 0 < outcome.tests < whole:
+                    first = outcome
+                    outcome = self.run_suite(timeout, processes)
+                    note = f"; run whole after -x stopped at {first.tests} of {whole} tests ({first.label})"
+                    outcome = dataclasses.replace(outcome, detail=outcome.detail + note)
         finally:
             self.check(relative)
         test_outcome = {KILLED: TestOutcome.KILLED, SURVIVED: TestOutcome.SURVIVED}.get(
@@ -219,15 +235,16 @@ def _outcome(code: int, seconds: float, reports: Path) -> SuiteOutcome:
     with contextlib.suppress(OSError, ValueError):
         summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
     reason = str(summary.get("reason") or "")
+    tests = int(summary.get("tests", {}).get("tests", 0))
     if code == 1:
         violated = sorted(c["id"] for c in summary.get("clauses", ()) if c.get("outcome") == "violated")
-        return SuiteOutcome(KILLED, code, seconds, ", ".join(violated) or reason or "not conformant")
+        return SuiteOutcome(KILLED, code, seconds, ", ".join(violated) or reason or "not conformant", tests)
     if code == 0:
-        return SuiteOutcome(SURVIVED, code, seconds, reason or "conformant")
+        return SuiteOutcome(SURVIVED, code, seconds, reason or "conformant", tests)
     if code == 6:
-        return SuiteOutcome(INCONCLUSIVE, code, seconds, reason or "inconclusive")
+        return SuiteOutcome(INCONCLUSIVE, code, seconds, reason or "inconclusive", tests)
     tail = _tail(reports / "output.txt")
-    return SuiteOutcome(ERROR, code, seconds, reason or tail or "no verdict")
+    return SuiteOutcome(ERROR, code, seconds, reason or tail or "no verdict", tests)
 
 
 def _tail(path: Path) -> str:

@@ -260,11 +260,12 @@ def execute(args: argparse.Namespace, root: Path, db_path: Path, pristine: dict[
     pool = ThreadPoolExecutor(max_workers=args.jobs)
     try:
         workers = [mutant_runs.Worker(root, base, n, pristine) for n in range(min(args.jobs, len(todo)))]
+        print(f"workers in {base}: {len(workers)} copies of the tree, the checkout is never written", file=sys.stderr)
         if not all(w.serves_copy() for w in workers):
             raise Problem("a suite started in a worker's copy does not import the copy's reference (PYTHONPATH)")
         baseline = workers[0].run_suite(args.timeout, processes)
         print(f"baseline (unmutated, as each mutant runs): {baseline.line()}", file=sys.stderr)
-        if baseline.label != mutant_runs.SURVIVED:
+        if baseline.label != mutant_runs.SURVIVED or not baseline.tests:
             raise Problem(f"the unmutated reference is not judged conformant: {baseline.line()}", code=3)
         idle = list(workers)
         queue = list(todo)
@@ -274,7 +275,7 @@ def execute(args: argparse.Namespace, root: Path, db_path: Path, pristine: dict[
             while queue or running:
                 while queue and idle:
                     item, worker = queue.pop(0), idle.pop()
-                    running[pool.submit(worker.run, item, args.timeout, processes)] = (item, worker)
+                    running[pool.submit(worker.run, item, args.timeout, processes, baseline.tests)] = (item, worker)
                 finished, _ = wait(list(running), timeout=1.0, return_when=FIRST_COMPLETED)
                 for future in finished:
                     item, worker = running.pop(future)
