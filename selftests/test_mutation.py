@@ -9,6 +9,7 @@ cores) and fails when one survives without a classification in ``mutants.toml``.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -252,7 +253,8 @@ def test_sampled_mutants_are_killed_or_classified(tmp_path: Path) -> None:
     report = done.stdout + "\n" + done.stderr[-4000:]
     assert done.returncode == 0, f"exit {done.returncode} after {seconds:.0f} s:\n{report}"
     counts = dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line and line[0].islower())
-    assert counts["run"] == str(CI_SAMPLE), report
+    uncompiled = re.search(r"(\d+) does not compile", counts["skipped"])
+    assert int(counts["run"]) + int(uncompiled[1] if uncompiled else 0) == CI_SAMPLE, report
     assert int(counts["killed"]) > 0, report  # the mutants were served: a suite that saw none would kill none
     assert (ROOT / APP).read_bytes() == git_app()
     print(f"{CI_SAMPLE} sampled mutants in {seconds:.0f} s:\n{done.stdout}")
@@ -287,3 +289,21 @@ def test_sigterm_restores_and_removes_the_copies(tmp_path: Path) -> None:
     assert "interrupted (SIGTERM)" in err
     assert base is not None and not base.exists()
     assert (ROOT / APP).read_bytes() == git_app()
+
+
+def test_postponed_annotations_are_never_reached(tmp_path: Path) -> None:
+    source = "from __future__ import annotations\n\n\ndef f(x: int | None) -> str | None:\n    return None\n\n\nf(1)\n"
+    path = tmp_path / "annotated.py"
+    path.write_text(source, encoding="utf-8")
+    tracer = reach.Tracer([str(path)])
+    tracer.install()
+    try:
+        exec(compile(source, str(path), "exec"), {"__name__": "annotated"})
+    finally:
+        tracer.remove()
+    where = reach.Reach({"a.py": tracer.spans()[os.path.realpath(path)]}, {"a.py": source})
+    line = source.splitlines()[3]
+    bars = [i for i, c in enumerate(line) if c == "|"]
+    assert len(bars) == 2
+    assert not any(where.reached("a.py", (4, i), (4, i + 1)) for i in bars)  # the def ran; its annotations did not
+    assert where.reached("a.py", (5, 11), (5, 15))  # `None` of the return statement

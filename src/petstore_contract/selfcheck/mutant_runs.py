@@ -47,6 +47,7 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 from petstore_contract.selfcheck.launcher import suite_command
 
 KILLED, SURVIVED, INCONCLUSIVE, TIMEOUT, ERROR = "killed", "survived", "inconclusive", "timeout", "error"
+NOT_COMPILED = "does not compile"  # a skip reason: such a mutant is never served
 # The suite as a user runs it against the embedded reference: the quick profile, every test in the
 # run's process (the workers already share the cores).
 SUITE_ARGS = ("--contract-profile", "quick", "--child-processes", "none")
@@ -189,6 +190,13 @@ class Worker:
                 if mutated is None:
                     return WorkResult(worker_outcome=WorkerOutcome.NO_TEST, output="no mutation at this occurrence")
                 diff = unified_diff(original, mutated, relative)
+                try:
+                    compile(mutated, str(path), "exec")
+                except SyntaxError as exc:
+                    # cosmic-ray's binary operator replacement also rewrites the ** of {**mapping}:
+                    # the server would not start, which says nothing about the suite.
+                    reason = f"{NOT_COMPILED}: {exc.msg} (line {exc.lineno})"
+                    return WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=reason, diff=diff)
                 outcome = self.run_suite(timeout, processes, stop_early=True)
                 if outcome.label in (SURVIVED, INCONCLUSIVE) and 0 < outcome.tests < whole:
                     first = outcome

@@ -13,7 +13,8 @@ inside the smallest piece of code around it that is evaluated as a whole (a "uni
 operand of ``and``/``or`` after the first, a branch of ``x if c else y``, a comprehension's element or
 condition, a lambda's body.  Sound: a unit that is evaluated executes at least one instruction that the
 compiler located inside it, so a mutation judged unreached was never evaluated.  (An instruction that
-only *spans* a unit, such as the jump of a whole ``a and b``, does not count for ``b``.)
+only *spans* a unit, such as the jump of a whole ``a and b``, does not count for ``b``.)  An annotation
+is never evaluated at all under ``from __future__ import annotations``: it is never reached.
 
 ``python -m petstore_contract.selfcheck.reach FD OUT FILE...`` is the server process: the reference on
 the inherited listening socket FD with its key in ``PETSTORE_API_KEY``, the FILEs traced from their
@@ -136,10 +137,17 @@ def _span(node: ast.AST) -> Span | None:
     return (node.lineno, node.col_offset, end_line, end_column)  # type: ignore[attr-defined]
 
 
-def units(source: str) -> list[Span]:
-    """The spans of the pieces of code that are evaluated as a whole or not at all."""
+def units(source: str) -> tuple[list[Span], list[Span]]:
+    """The pieces of code evaluated as a whole or not at all, and the annotations among them.
+
+    Under ``from __future__ import annotations`` an annotation is never evaluated: the compiler
+    stores its text as a string constant (an instruction located inside it runs at ``def`` time),
+    so an annotation is never reached, whatever ran.
+    """
+    tree = ast.parse(source)
     found: list[ast.AST] = []
-    for node in ast.walk(ast.parse(source)):
+    annotations: list[ast.AST] = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.stmt):
             found.append(node)
         elif isinstance(node, ast.BoolOp):
@@ -156,11 +164,18 @@ def units(source: str) -> list[Span]:
             found += [g.iter for g in node.generators[1:]]
         elif isinstance(node, ast.Lambda):
             found.append(node.body)
-        elif isinstance(node, ast.arg) and node.annotation is not None:
-            found.append(node.annotation)  # never evaluated under ``from __future__ import annotations``
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            annotations.append(node.annotation)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
-            found.append(node.returns)
-    return sorted({span for span in map(_span, found) if span is not None})
+            annotations.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            annotations.append(node.annotation)
+    postponed = any(
+        isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
+    strings = sorted({s for s in map(_span, annotations) if s is not None}) if postponed else []
+    return sorted({s for s in map(_span, found) if s is not None} | set(strings)), strings
 
 
 def _inside(inner: Span, outer: Span) -> bool:
@@ -175,7 +190,11 @@ class Reach:
     sources: dict[str, str]
 
     def __post_init__(self) -> None:
-        self._units = {path: units(source) for path, source in self.sources.items()}
+        self._units: dict[str, list[Span]] = {}
+        self._strings: dict[str, set[Span]] = {}
+        for path, source in self.sources.items():
+            found, strings = units(source)
+            self._units[path], self._strings[path] = found, set(strings)
         self._by_line: dict[str, dict[int, list[Span]]] = {}
         for path, spans in self.executed.items():
             by_line: dict[int, list[Span]] = defaultdict(list)
@@ -194,6 +213,8 @@ class Reach:
         unit = self.unit_of(path, mutation)
         if unit is None:
             return True
+        if unit in self._strings[path]:
+            return False  # an annotation kept as a string, never evaluated
         by_line = self._by_line.get(path, {})
         return any(_inside(span, unit) for line in range(unit[0], unit[2] + 1) for span in by_line.get(line, ()))
 
