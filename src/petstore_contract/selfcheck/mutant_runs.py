@@ -20,6 +20,8 @@ What each exit of the suite counts as:
 - no verdict within the timeout: **timeout**, counted with the inconclusive ones, not a kill;
 - 2-5 (pytest's own: interrupted, internal error, usage, no tests): **error**, listed, and the run
   fails: the suite itself broke on a mutant, which is a fault of the suite to look at.
+
+A mutant that does not compile is skipped ("does not compile"), never served.
 """
 
 from __future__ import annotations

@@ -48,8 +48,6 @@ SOURCE = "src"
 MODULES = ("petstore_contract/reference/app.py",)  # under src/
 DEFAULT_SEED = 20301205
 DEFAULT_TIMEOUT = 180.0
-# The measuring run and the baseline are the suite as the mutants get it, minus -x (nothing fails).
-MEASURE_ARGS = ("--contract-profile", "quick", "--child-processes", "none")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -223,14 +221,14 @@ def run(args: argparse.Namespace, started: float) -> int:
 
 def prepare(args: argparse.Namespace, root: Path, db_path: Path, relatives: list[str]) -> None:
     """A new session: every mutant, the noise and the unreached left out, the sample drawn."""
-    from petstore_contract.selfcheck import reach, session
+    from petstore_contract.selfcheck import mutant_runs, reach, session
 
     generated = session.create(db_path, [root / r for r in relatives])
     with session.open_db(db_path) as db:
         excluded = session.exclude_operators(db)
         print(f"{generated} mutants; measuring what the reference executes under the suite ...", file=sys.stderr)
         try:
-            executed = reach.measure(root / SOURCE, list(MODULES), MEASURE_ARGS, timeout=args.timeout * 5)
+            executed = reach.measure(root / SOURCE, list(MODULES), mutant_runs.SUITE_ARGS, timeout=args.timeout * 5)
         except reach.ReachError as exc:
             raise Problem(str(exc), code=3) from None
         sources = {m: (root / SOURCE / m).read_text(encoding="utf-8") for m in MODULES}
