@@ -307,3 +307,11 @@ def test_postponed_annotations_are_never_reached(tmp_path: Path) -> None:
     assert len(bars) == 2
     assert not any(where.reached("a.py", (4, i), (4, i + 1)) for i in bars)  # the def ran; its annotations did not
     assert where.reached("a.py", (5, 11), (5, 15))  # `None` of the return statement
+
+
+def test_one_run_per_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "one.sqlite"
+    with mutate.session_lock(db.resolve()):
+        assert mutate.main(["--session", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "another mutation run is using" in err

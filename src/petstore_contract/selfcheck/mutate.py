@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import hashlib
 import importlib.util
 import json
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, started: float) -> int:
-    from petstore_contract.selfcheck import classification, session
+    from petstore_contract.selfcheck import classification
 
     root = ROOT
     relatives = [f"{SOURCE}/{m}" for m in MODULES]
@@ -195,7 +196,28 @@ def run(args: argparse.Namespace, started: float) -> int:
         known = classification.load(args.classification or classification.FILE)
     except classification.ClassificationError as exc:
         raise Problem(str(exc)) from None
-    db_path = args.session or root / ".mutate" / "session.sqlite"
+    db_path = (args.session or root / ".mutate" / "session.sqlite").resolve()
+    with session_lock(db_path):
+        return run_session(args, root, db_path, pristine, known, started)
+
+
+@contextlib.contextmanager
+def session_lock(db_path: Path) -> Iterator[None]:
+    """One run per session file: two would interleave their results (and their baselines)."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(db_path.with_suffix(".lock"), "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise Problem(f"another mutation run is using {db_path}; wait for it or pass --session") from None
+        yield
+
+
+def run_session(
+    args: argparse.Namespace, root: Path, db_path: Path, pristine: dict[str, bytes], known: Any, started: float
+) -> int:
+    from petstore_contract.selfcheck import session
+
     meta_path = db_path.with_suffix(".json")
     meta = {"modules": {r: hashlib.sha256(d).hexdigest() for r, d in pristine.items()}, "sample": args.sample}
     meta["seed"] = args.seed if args.sample else None
@@ -206,7 +228,7 @@ def run(args: argparse.Namespace, started: float) -> int:
         if previous["modules"] != meta["modules"]:
             raise Problem("--resume: the module changed since the session was made; start a new session")
     else:
-        prepare(args, root, db_path, relatives)
+        prepare(args, root, db_path, list(pristine))
         meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
     try:
         execute(args, root, db_path, pristine)
