@@ -363,6 +363,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "auth_key_extra_char": credential_accepted(key=KEY + "x"),
     "auth_accepts_basic": credential_accepted(key=None, headers={"Authorization": "Basic d3Jvbmc6d3Jvbmc="}),
     "auth_any_scheme": credential_accepted(key=None, headers={"Authorization": f"Token {KEY}"}),
+    "auth_scheme_by_order": credential_accepted(key=None, headers={"Authorization": f"ApiKey {KEY}"}),
     "auth_accepts_bare_key": credential_accepted(key=None, headers={"Authorization": KEY}),
     "auth_accepts_query_key": credential_accepted(key=None, params={"access_token": KEY}),
     "auth_accepts_api_key_param": credential_accepted(key=None, params={"api_key": KEY}),

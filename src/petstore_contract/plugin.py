@@ -553,6 +553,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         run.guard.write_counters(Path(shared) / f"counters-{name}.json")
     state = session.config.stash.get(STATE_KEY, None)
     if state is not None:
+        # -x or --maxfail stopped the run: the tests after the stop never ran, and their clauses are
+        # not "not selected" (a choice of the user) but undecided: the run cannot say "conformant".
+        state.stopped_early = str(session.shouldfail or "")
         session.exitstatus = state.finish(int(exitstatus))
 
 
@@ -571,6 +574,7 @@ class Controller:
         self.placed: dict[str, Sidecar] = {}  # a selected test's node id -> the child that runs it
         self.round_trip = 0.0  # seconds the pre-flight request took
         self.waivers: tuple[str, list[waivers.Waiver]] | None = None  # (file, waivers) when one was read
+        self.stopped_early = ""  # pytest's reason when -x or --maxfail stopped the run
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Every test's record (the controller sees the reports of every xdist worker too)."""
@@ -693,6 +697,8 @@ class Controller:
         found = []
         if exitstatus == INTERRUPTED:
             found.append("the run was interrupted before every test ran")
+        elif self.stopped_early:
+            found.append(f"the run stopped early ({self.stopped_early}: -x or --maxfail) before every test ran")
         spent = self.run.guard.budget_spent()
         if spent:
             found.append(spent)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,15 @@ class SuiteRun:
         return int(self.summary.get(name, 0))
 
 
+def suite_command(reports: Path, base_url: str | None, args: Sequence[str], suite: Path | None = None) -> list[str]:
+    """The pytest command line of a suite run: reports (and JUnit) in ``reports``; ``suite`` defaults to this one."""
+    command = [sys.executable, "-m", "pytest", str(suite or suite_dir()), "-q", "-p", "no:cacheprovider"]
+    command += [f"--report-dir={reports}", f"--junitxml={reports / 'junit.xml'}", "-o", "junit_family=xunit1"]
+    if base_url:
+        command += ["--base-url", base_url]
+    return command + list(args)
+
+
 def run_suite(
     base_url: str | None,
     api_key: str | None,
@@ -58,11 +68,7 @@ def run_suite(
     """``pytest <suite> [--base-url URL] [args]`` with the key in PETSTORE_API_KEY; reports in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="petstore-selfcheck-") as tmp:
         reports = Path(tmp) / "reports"
-        command = [sys.executable, "-m", "pytest", str(suite_dir()), "-q", "-p", "no:cacheprovider"]
-        command += [f"--report-dir={reports}", f"--junitxml={reports / 'junit.xml'}", "-o", "junit_family=xunit1"]
-        if base_url:
-            command += ["--base-url", base_url]
-        command += list(args)
+        command = suite_command(reports, base_url, args)
         environment = {**os.environ, **(env or {})}
         environment.pop("PETSTORE_BASE_URL", None) if base_url else None
         if api_key is not None:
