@@ -12,13 +12,15 @@ mutant the suite passes must be classified in ``mutants.toml`` as equivalent or 
    mutants whose code the plain reference never evaluates while the suite runs (``reach.py``: dead
    fault branches and variant knobs, equivalent by construction);
 3. ``--sample N --seed S``: N of the rest, drawn reproducibly (without it: all of them, the full run);
-4. each mutant in a copy of the tree under a temporary folder (``mutant_runs.py``), ``--jobs`` at a time;
+4. each mutant in a copy of the tree under a temporary folder (``mutant_runs.py``), ``--jobs`` at a time
+   (one that does not compile is skipped there);
 5. the counts, the score over the mutants that ran, and every unclassified survivor with its diff.
 
 Exit: 0 every survivor classified; 1 an unclassified survivor (or the suite broke on a mutant);
 2 a bad option, cosmic-ray missing, no git checkout, the module differs from git's HEAD, a malformed
-classification file; 3 the unmutated reference is not judged conformant; 130/143 interrupted
-(SIGINT/SIGTERM: the suites stop, every copy is restored and removed, the checkout was never written).
+classification file, another run on the same session file; 3 the unmutated reference is not judged
+conformant; 130/143 interrupted (SIGINT/SIGTERM: the suites stop, every copy is restored and removed,
+the checkout was never written).
 """
 
 from __future__ import annotations
