@@ -264,12 +264,17 @@ def _why_not(
         else:
             why = "the run sent no request meant to produce it"
     else:
-        shown = ", ".join(f"{s} \u00d7{n}" for s, n in meant.most_common(4))
-        why = f"asked {sum(meant.values())} times; the target answered {shown}"
+        why = _asked_and_answered(meant)
     clause = clauses.get(CLAUSE_OF.get((operation, status), ""))
     if clause is not None and clause.outcome == UNDECIDED and clause.notes:
         return why + f" ({clause.id} undecided: {clause.notes[0].reason})"
     return why + (" (its tests not selected?)" if not meant and not read_only else "")
+
+
+def _asked_and_answered(answers: Counter[str]) -> str:
+    """How often a request was asked and what the target answered, the most frequent answers first."""
+    shown = ", ".join(f"{status} \u00d7{n}" for status, n in answers.most_common(4))
+    return f"asked {sum(answers.values())} times; the target answered {shown}"
 
 
 def _parameter_row(name: str, value: str, parameters: Counter[str]) -> dict[str, Any]:
@@ -285,8 +290,7 @@ def _parameter_row(name: str, value: str, parameters: Counter[str]) -> dict[str,
         "answers": dict(sorted(seen.items())),
     }
     if not row["observed"]:
-        answers = ", ".join(f"{s} \u00d7{n}" for s, n in seen.most_common(4))
-        row["why"] = f"asked {row['asked']} times; the target answered {answers}" if seen else "never asked"
+        row["why"] = _asked_and_answered(seen) if seen else "never asked"
     else:
         row["why"] = ""
     return row
