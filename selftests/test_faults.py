@@ -1,5 +1,6 @@
 """The suite proves itself: every fault is caught on its own clause with no collateral, on an
-empty store and on one preloaded with 400 animals; every compliant variant passes; every target
+empty store and on one crowded in every status (400 animals, oldest first, another client
+writing); every compliant variant passes; every target
 it cannot judge ends inconclusive.  Each server is checked as a user would check it: pytest in a
 subprocess with --base-url and the key in the environment.  The kill matrix prints at the end.
 """

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from petstore_contract import expect, headers
-from petstore_contract.api import UNSET, Api, Request, send_table
+from petstore_contract.api import UNSET, Api, Request, Row, attempt, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run
@@ -115,15 +115,16 @@ def _rows(read_only: bool) -> list[tuple[str, Operation, Credential, dict[str, A
 
 
 @ahead("refused")
-def _refused(run: Run, seeded: Seeded) -> dict[str, Answer]:
+def _refused(run: Run, seeded: Seeded) -> dict[str, Row]:
     rows = {row[0]: row for row in _rows(run.read_only)}
     own = _own_id(seeded)
     return run.once_answers("refused", lambda: _send_rows(run.api, run, own, rows))
 
 
-def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, Answer]:
+def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, Row]:
+    """Each row on its own: an unanswered one is undecided alone (``api.Unanswered``)."""
     keys = list(rows)
-    answers = api.map(lambda key: _send(api, run, rows[key][1], own, rows[key][2], rows[key][3]), keys)
+    answers = api.map(lambda key: attempt(lambda: _send(api, run, rows[key][1], own, rows[key][2], rows[key][3])), keys)
     return dict(zip(keys, answers, strict=True))
 
 
@@ -151,7 +152,7 @@ def _cases() -> list[Any]:
 
 @pytest.mark.clause("auth.challenge", "auth.challenge.quiet", "errors.body")
 @pytest.mark.parametrize(("row_id", "clause"), _cases())
-def test_refused_credential_gets_401(refused: dict[str, Answer], judge: Judge, row_id: str, clause: str) -> None:
+def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_id: str, clause: str) -> None:
     answer = refused[row_id]
     bare = _missing_row(row_id)
     if bare is not None and bare in refused and refused[bare].status != 401:
@@ -182,7 +183,7 @@ def test_refused_credential_gets_401(refused: dict[str, Answer], judge: Judge, r
 
 
 @ahead("accepted")
-def _accepted(run: Run, seeded: Seeded) -> dict[str, Answer]:
+def _accepted(run: Run, seeded: Seeded) -> dict[str, Row]:
     valid = Credential("", "Bearer {key}")
     rows = {op.name: (op.name, op, valid, {}) for op in OPERATIONS if not (run.read_only and op.method == "POST")}
     return run.once_answers("accepted", lambda: _send_rows(run.api, run, _own_id(seeded), rows))
@@ -193,7 +194,7 @@ def _accepted(run: Run, seeded: Seeded) -> dict[str, Answer]:
     "operation",
     [pytest.param(op.name, id=op.name, marks=[pytest.mark.writes] * (op.method == "POST")) for op in OPERATIONS],
 )
-def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operation: str) -> None:
+def test_valid_key_is_accepted(accepted: dict[str, Row], judge: Judge, operation: str) -> None:
     answer = accepted[operation]
     with judge("auth.accepted"):
         if answer.status in (401, 403):
@@ -201,7 +202,7 @@ def test_valid_key_is_accepted(accepted: dict[str, Answer], judge: Judge, operat
 
 
 @ahead("schemes")
-def _schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
+def _schemes(run: Run, seeded: Seeded) -> dict[str, Row]:
     table = {s: Request("GET", "/store/orders", authorization=f"{s} {{key}}") for s in SCHEMES}
     return run.once_answers("schemes", lambda: send_table(run.api, table))
 
@@ -209,7 +210,7 @@ def _schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
 @pytest.mark.clause("auth.scheme-case")
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_scheme_name_is_case_insensitive(
-    schemes: dict[str, Answer], accepted: dict[str, Answer], judge: Judge, scheme: str
+    schemes: dict[str, Row], accepted: dict[str, Row], judge: Judge, scheme: str
 ) -> None:
     if accepted["listOrders"].status in (401, 403):
         reason = "GET /store/orders refused the valid key in its documented form"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from petstore_contract import expect, store
-from petstore_contract.api import Request, send_table
+from petstore_contract.api import Request, Row, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.run import Run
@@ -174,7 +174,7 @@ def test_status_page_is_exactly_the_matching_animals(
 
 
 @ahead("odd_queries")
-def _odd_queries(run: Run, seeded: Seeded) -> dict[str, Answer]:
+def _odd_queries(run: Run, seeded: Seeded) -> dict[str, Row]:
     """Limits at and beyond the bounds, malformed limits, unknown statuses: one table, side by side."""
     table = {f"max-{limit}": Request("GET", "/pets", params={"limit": limit}) for limit in MAXIMUM_LIMITS}
     table |= {f"limit-{limit}": Request("GET", "/pets", params={"limit": limit}) for limit in INVALID_LIMITS}
@@ -184,7 +184,7 @@ def _odd_queries(run: Run, seeded: Seeded) -> dict[str, Answer]:
 
 @pytest.mark.clause("list.limit.maximum")
 @pytest.mark.parametrize("limit", MAXIMUM_LIMITS)
-def test_never_more_than_100(odd_queries: dict[str, Answer], grid: Grid, judge: Judge, limit: str) -> None:
+def test_never_more_than_100(odd_queries: dict[str, Row], grid: Grid, judge: Judge, limit: str) -> None:
     if grid.known.count(None) <= 100 and grid.cap_seen <= 100:
         reason = "the store holds 100 animals or fewer: no page can exceed 100"
         raise undecided("list.limit.maximum", EMPTY_STORE, reason)
@@ -221,13 +221,13 @@ def _rejected_or_bounded(judge: Judge, clause: str, answer: Answer) -> None:
 
 @pytest.mark.clause("list.limit.invalid")
 @pytest.mark.parametrize("limit", INVALID_LIMITS)
-def test_invalid_limit_is_rejected_or_bounded(odd_queries: dict[str, Answer], judge: Judge, limit: str) -> None:
+def test_invalid_limit_is_rejected_or_bounded(odd_queries: dict[str, Row], judge: Judge, limit: str) -> None:
     _rejected_or_bounded(judge, "list.limit.invalid", odd_queries[f"limit-{limit}"])
 
 
 @pytest.mark.clause("list.status.invalid")
 @pytest.mark.parametrize("status", UNKNOWN_STATUSES)
-def test_unknown_status_is_rejected_or_ignored(odd_queries: dict[str, Answer], judge: Judge, status: str) -> None:
+def test_unknown_status_is_rejected_or_ignored(odd_queries: dict[str, Row], judge: Judge, status: str) -> None:
     answer = odd_queries[f"status-{status}"]
     _rejected_or_bounded(judge, "list.status.invalid", answer)
     if answer.status == 200:

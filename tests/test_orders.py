@@ -10,22 +10,21 @@ from __future__ import annotations
 import pytest
 
 from petstore_contract import expect
-from petstore_contract.api import Request, send_table
+from petstore_contract.api import Request, Row, send_table
 from petstore_contract.expect import Judge
 from petstore_contract.record import Mismatch
 from petstore_contract.run import Run
-from petstore_contract.transport import Answer
 
 from .conftest import Seeded, ahead
 
 
 @ahead("orders")
-def _orders(run: Run, seeded: Seeded) -> dict[str, Answer]:
+def _orders(run: Run, seeded: Seeded) -> dict[str, Row]:
     return run.once_answers("orders", lambda: send_table(run.api, {"orders": Request("GET", "/store/orders")}))
 
 
 @pytest.mark.clause("orders.available")
-def test_orders_answer_an_authorised_client(orders: dict[str, Answer], judge: Judge) -> None:
+def test_orders_answer_an_authorised_client(orders: dict[str, Row], judge: Judge) -> None:
     answer = orders["orders"]
     with judge("orders.available"):
         if answer.status == 404:

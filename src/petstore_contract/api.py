@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.record import Exchange
-from petstore_contract.transport import Answer, Transport
+from petstore_contract.transport import Answer, TargetProblem, Transport
 
 UNSET: Any = object()
 VALID = "Bearer {key}"
@@ -101,32 +101,81 @@ class Request:
         return api.request(self.method, self.path, **self.options)
 
 
-def send_table(api: Api, table: dict[str, Request]) -> dict[str, Answer]:
-    """Every request of the table on the run's bounded pool; answers by the table's keys."""
+class Unanswered:
+    """A row of a table the target did not answer: the row alone is undecided.
+
+    It stands where the row's ``Answer`` would; reading what the answer would hold raises the
+    transport's ``TargetProblem``, which a ``judge`` block turns into *undecided* for its clause
+    (and a test, for the clauses it names), while the table's other rows are judged as usual.
+    """
+
+    def __init__(self, problem: TargetProblem) -> None:
+        self.problem = problem
+
+    def _raise(self) -> Any:
+        raise self.problem
+
+    status = property(_raise)
+    headers = property(_raise)
+    body = property(_raise)
+    text = property(_raise)
+    exchange = property(_raise)
+
+
+Row = Answer | Unanswered
+
+
+def answered(answers: dict[str, Row]) -> dict[str, Answer]:
+    """The rows of a table that the target answered."""
+    return {key: row for key, row in answers.items() if isinstance(row, Answer)}
+
+
+def attempt(send: Callable[[], Answer]) -> Row:
+    """The answer ``send()`` got, or the row unanswered (the target could not be asked)."""
+    try:
+        return send()
+    except TargetProblem as problem:
+        return Unanswered(problem)
+
+
+def send_row(api: Api, request: Request) -> Row:
+    return attempt(lambda: request.send(api))
+
+
+def send_table(api: Api, table: dict[str, Request]) -> dict[str, Row]:
+    """Every request of the table on the run's bounded pool; answers (or ``Unanswered``) by the table's keys."""
     keys = list(table)
-    return dict(zip(keys, api.map(lambda key: table[key].send(api), keys), strict=True))
+    return dict(zip(keys, api.map(lambda key: send_row(api, table[key]), keys), strict=True))
 
 
-def answers_to_data(answers: dict[str, Answer]) -> dict[str, Any]:
+def answers_to_data(answers: dict[str, Row]) -> dict[str, Any]:
     """Answers as plain data, for the run's processes to share (a table is sent once per run)."""
+    return {key: _row_to_data(row) for key, row in answers.items()}
+
+
+def _row_to_data(row: Row) -> dict[str, Any]:
+    if isinstance(row, Unanswered):
+        exchange = row.problem.exchange.to_dict() if row.problem.exchange is not None else None
+        return {"unanswered": row.problem.message, "kind": row.problem.kind, "exchange": exchange}
     return {
-        key: {
-            "status": a.status,
-            "headers": list(a.headers.items()),
-            "body": base64.b64encode(a.body).decode(),
-            "exchange": a.exchange.to_dict(),
-        }
-        for key, a in answers.items()
+        "status": row.status,
+        "headers": list(row.headers.items()),
+        "body": base64.b64encode(row.body).decode(),
+        "exchange": row.exchange.to_dict(),
     }
 
 
-def answers_from_data(data: dict[str, Any]) -> dict[str, Answer]:
-    return {
-        key: Answer(
-            status=item["status"],
-            headers=CaseInsensitiveDict(dict(item["headers"])),
-            body=base64.b64decode(item["body"]),
-            exchange=Exchange.from_dict(item["exchange"]),
-        )
-        for key, item in data.items()
-    }
+def answers_from_data(data: dict[str, Any]) -> dict[str, Row]:
+    return {key: _row_from_data(item) for key, item in data.items()}
+
+
+def _row_from_data(item: dict[str, Any]) -> Row:
+    if "unanswered" in item:
+        exchange = Exchange.from_dict(item["exchange"]) if item["exchange"] else None
+        return Unanswered(TargetProblem(item["unanswered"], kind=item["kind"], exchange=exchange))
+    return Answer(
+        status=item["status"],
+        headers=CaseInsensitiveDict(dict(item["headers"])),
+        body=base64.b64decode(item["body"]),
+        exchange=Exchange.from_dict(item["exchange"]),
+    )

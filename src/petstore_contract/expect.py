@@ -23,7 +23,9 @@ import pytest
 
 from petstore_contract import headers
 from petstore_contract.record import (
+    BUDGET,
     CONFORMS,
+    TARGET,
     THROTTLED,
     UNDECIDED,
     VIOLATED,
@@ -35,6 +37,7 @@ from petstore_contract.record import (
     Violation,
 )
 from petstore_contract.spec import schema_errors
+from petstore_contract.transport import TargetProblem
 
 STATUSES = ("available", "pending", "sold")
 SHOWN = 200  # characters of a value quoted in an observation
@@ -194,7 +197,8 @@ class Judge:
 
     @contextmanager
     def __call__(self, clause: str) -> Iterator[None]:
-        """Judge one clause: a Mismatch inside violates it, Undecided leaves it undecided, else it conforms.
+        """Judge one clause: a Mismatch inside violates it, Undecided (or an unanswered request) leaves
+        it undecided, else it conforms.
 
         A block that ends without Undecided examined the target for its clause once; a clause no block
         examined cannot conform (``verdict.clause_results``).  Under ``UNJUDGED_ENV`` (the suite-mutation
@@ -215,6 +219,8 @@ class Judge:
                 self.violated(finding)
         except Undecided as exc:
             self.undecided(exc.note)
+        except TargetProblem as exc:  # one row of a table unanswered: that row alone is undecided
+            self.unanswered(clause, exc)
         else:
             self.outcomes.setdefault(clause, CONFORMS)
             self.count(clause)
@@ -234,6 +240,11 @@ class Judge:
         for clause in note.clauses:
             if self.outcomes.get(clause) != VIOLATED:
                 self.outcomes[clause] = UNDECIDED
+
+    def unanswered(self, clause: str, problem: TargetProblem) -> None:
+        """A request for ``clause`` the target did not answer: undecided, whatever its other rows decide."""
+        kind = BUDGET if problem.kind == BUDGET else TARGET
+        self.undecided(Note((clause,), kind, f"the target could not be asked: {problem}"))
 
     def finish(self) -> None:
         """Raise the test's violations (all of them, each on its clause) once every clause was judged."""

@@ -24,12 +24,12 @@ from schemathesis import GenerationMode
 from schemathesis.errors import FailureGroup
 
 from petstore_contract import __version__, coverage, generated, har, profiles
-from petstore_contract.api import VALID, Api, answers_from_data, answers_to_data
+from petstore_contract.api import VALID, Api, Row, answers_from_data, answers_to_data
 from petstore_contract.record import Exchange, Finding, Violation
 from petstore_contract.redaction import KeyFragments, Redactor
-from petstore_contract.spec import spec_checksum
+from petstore_contract.spec import schema_errors, spec_checksum
 from petstore_contract.target import Target
-from petstore_contract.transport import Answer, Batch, RunGuard, TargetProblem, Transport, TransportOptions
+from petstore_contract.transport import Batch, RunGuard, TargetProblem, Transport, TransportOptions
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_CONCURRENCY = 16
@@ -93,6 +93,8 @@ class Run:
         self._cases_wait_for = ""
         self._examined: dict[str, int] = {}  # judgements of generated cases, by clause (``take_examined``)
         self._examined_lock = threading.Lock()
+        # Generated creates this process may still send (None: no limit); see ``limit_generated_creates``.
+        self._creates_left: int | None = None
         # False in a child process of the run (sidecar.py): it only reads what the parent set up,
         # so that stopping it can never leave set-up half done for the others.
         self.produces_shared = True
@@ -175,7 +177,7 @@ class Run:
         _publish(result, data)
         return data
 
-    def once_answers(self, key: str, send: Callable[[], dict[str, Answer]]) -> dict[str, Answer]:
+    def once_answers(self, key: str, send: Callable[[], dict[str, Row]]) -> dict[str, Row]:
         """A table of requests sent once per run (under xdist too); every process judges the same answers."""
         return answers_from_data(self.once(key, lambda: answers_to_data(send())))
 
@@ -245,13 +247,38 @@ class Run:
         }
 
     def call_and_judge(self, case: Any) -> None:
-        """Send and judge a generated case; while ``deferring``, send it on the pool (see ``judge_deferred``)."""
+        """Send and judge a generated case; while ``deferring``, send it on the pool (see ``judge_deferred``).
+
+        A case that would add an animal goes out only while the run's allowance of generated
+        creates lasts (``limit_generated_creates``)."""
         if self.deferred is not None:
             if not self._asked_before(case):
                 self.deferred.submit(case)
             return
+        if not self._may_create(case):
+            return
         response = case.call(**self.call_kwargs())
         self.judge_response(case, response)
+
+    def limit_generated_creates(self, allowed: int) -> None:
+        """At most ``allowed`` more generated cases that create an animal, in this process (set-up
+        calls it for a store it cannot see whole: every animal added stays there)."""
+        with self._examined_lock:
+            self._creates_left = allowed
+
+    def _may_create(self, case: Any) -> bool:
+        """False once the allowance is spent, for a POST whose body is a valid NewPet (in either
+        generation mode: a negative case may break only a header or the query, and create)."""
+        if str(case.method).upper() != "POST" or schema_errors("NewPet", case.body):
+            return True
+        with self._examined_lock:
+            if self._creates_left is None:
+                return True
+            if self._creates_left <= 0:
+                self.guard.count_held_back()
+                return False
+            self._creates_left -= 1
+            return True
 
     def _asked_before(self, case: Any) -> bool:
         """The same request was already sent (and judged) in this test: Hypothesis often draws a value
@@ -305,6 +332,8 @@ class Run:
         held = self._background.get(self._cases_wait_for) if self._cases_wait_for else None
         if held is not None:
             held.result()  # raises what set-up raised: the case is not sent
+        if not self._may_create(case):
+            return []
         try:
             self.judge_response(case, case.call(**self.call_kwargs()))
         except Violation as violation:

@@ -80,8 +80,9 @@ BREAKER_FILE = "breaker-open"
 COUNTERS_GLOB = "counters-*.json"
 # A run's counters (RunGuard); "resent_writes": requests not safe to repeat that were sent again on a
 # fresh connection after the server closed a kept-alive one as they went out (counted and reported).
-# "created": POSTs answered 201, the animals a run added to a store that has no delete.
-COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes", "created")
+# "created": POSTs answered 201, the animals a run added to a store that has no delete;
+# "held_back": generated creates not sent on a crowded store (``Run.limit_generated_creates``).
+COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes", "created", "held_back")
 SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
 SERVER_ERRORS_KEPT = 20
 READ_SIZE = 65536
@@ -449,6 +450,11 @@ class RunGuard:
         if method.upper() not in READ_METHODS:
             with self._lock:
                 self._counts["resent_writes"] += 1
+
+    def count_held_back(self) -> None:
+        """A generated create not sent: the run's allowance of new animals on a crowded store is spent."""
+        with self._lock:
+            self._counts["held_back"] += 1
 
     def count_created(self) -> None:
         with self._lock:

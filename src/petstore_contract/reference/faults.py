@@ -26,6 +26,7 @@ class Fault:
     dependants: tuple[str, ...] = ()
     generated_only: bool = False
     needs_complete_view: bool = False
+    unseen_when_crowded: str = ""  # why the crowded store may hide it (see faults.toml)
 
 
 def _load() -> tuple[dict[str, Fault], frozenset[str]]:
@@ -40,6 +41,7 @@ def _load() -> tuple[dict[str, Fault], frozenset[str]]:
             dependants=tuple(row.get("dependants", ())),
             generated_only=row.get("generated-only", False),
             needs_complete_view=row.get("needs-complete-view", False),
+            unseen_when_crowded=row.get("unseen-when-crowded", ""),
         )
         for name, row in data["faults"].items()
     }

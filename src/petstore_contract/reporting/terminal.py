@@ -33,7 +33,8 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     facts = result.facts
     if "requests" in facts:  # what the run cost the target: a store without delete keeps what it adds
         counted = f"requests {facts['requests']:,}, writes {facts.get('writes', 0):,}"
-        lines.append(f"{counted}, animals created {facts.get('created', 0):,}")
+        held = f" ({facts['held_back']:,} generated creates held back: crowded store)" if facts.get("held_back") else ""
+        lines.append(f"{counted}, animals created {facts.get('created', 0):,}{held}")
     if paths:
         lines.append("reports: " + ", ".join(str(p) for p in paths.values()))
     if result.gate is not None:

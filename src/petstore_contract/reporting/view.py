@@ -92,6 +92,7 @@ FACT_LABELS = {
     "repeats_not_sent": "Repeated generated cases, not sent again",
     "resent_writes": "Writes sent again after a dropped connection",
     "created": "Animals created",
+    "held_back": "Generated creates held back (crowded store)",
     "suite_version": "Suite version",
     "spec_sha256": "Spec SHA-256",
     "key_env": "API key from",
@@ -104,7 +105,17 @@ REASON_LIMIT = 500  # the verdict line's reason
 FACT_LIMIT = 300
 # shown as 1,873
 COUNTED_FACTS = frozenset(
-    {"requests", "writes", "no_answer", "throttled", "concurrency", "repeats_not_sent", "resent_writes", "created"}
+    {
+        "requests",
+        "writes",
+        "no_answer",
+        "throttled",
+        "concurrency",
+        "repeats_not_sent",
+        "resent_writes",
+        "created",
+        "held_back",
+    }
 )
 REPLAY_LIMIT = 4_000  # a one-line value (a why, a terminal line) is cut here
 NAMES_SHOWN = 5

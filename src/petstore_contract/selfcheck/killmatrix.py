@@ -1,8 +1,8 @@
-"""The suite against every fault (on an empty and on a preloaded store), every compliant variant
+"""The suite against every fault (on an empty and on a crowded store), every compliant variant
 and every target it cannot judge: the kill matrix, collateral included, and the scores.
 
 A fault is *caught* when the run is not conformant, its clause is violated, and no clause outside
-the fault's declared dependants is (collateral).  On a preloaded store a fault that needs the
+the fault's declared dependants is (collateral).  On the crowded store a fault that needs the
 whole store in view may instead leave its clause undecided.  A compliant variant must end
 conformant; an unjudgeable target must end inconclusive.
 """
@@ -21,8 +21,11 @@ from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS
 from petstore_contract.reference.variants import Variant
 from petstore_contract.selfcheck.launcher import SuiteRun, run_suite
 
-PRELOAD = 400
-EMPTY, PRELOADED = "empty", "preloaded"
+# The crowded Staging: more than a page of every status (400 animals, 133 or more of each),
+# listed oldest first so that the animals the suite creates never show on a page, and another
+# client adding one every 7th request while the run goes on.
+CROWDED_STORE = 400
+EMPTY, CROWDED = "empty", "crowded"
 QUICK = ("--contract-profile", "quick")
 
 
@@ -37,14 +40,14 @@ class Scenario:
         return f"{self.name} ({self.store})" if self.kind == "fault" else self.name
 
 
-# Faults whose clause depends on what the store holds (list, identity) also run on a store
-# preloaded with 400 animals of mixed statuses; the others behave the same on any store.
+# Faults whose clause depends on what the store holds (list, identity) also run on the crowded
+# store; the others behave the same on any store.
 STORE_SENSITIVE = ("list.", "read.", "create.id", "create.reject.nothing-created", "stateful.")
 
 
 def scenarios() -> list[Scenario]:
     found = [Scenario("fault", name, EMPTY) for name in FAULTS]
-    found += [Scenario("fault", n, PRELOADED) for n, f in FAULTS.items() if f.clause.startswith(STORE_SENSITIVE)]
+    found += [Scenario("fault", n, CROWDED) for n, f in FAULTS.items() if f.clause.startswith(STORE_SENSITIVE)]
     found += [Scenario("variant", name) for name in VARIANTS]
     found += [
         Scenario("unjudgeable", name) for name in ("closed-port", "blackhole", "rejects-every-key", "over-budget")
@@ -59,7 +62,9 @@ def _variant(scenario: Scenario) -> Variant:
         return UNJUDGEABLE[scenario.name]
     if scenario.name == "over-budget":
         return VARIANTS["slow"]
-    return dataclasses.replace(REFERENCE, preload=PRELOAD) if scenario.store == PRELOADED else REFERENCE
+    if scenario.store == CROWDED:
+        return dataclasses.replace(REFERENCE, preload=CROWDED_STORE, newest_first=False, background_writer=True)
+    return REFERENCE
 
 
 @contextlib.contextmanager
@@ -129,11 +134,13 @@ def acceptable(scenario: Scenario, run: SuiteRun) -> bool:
         return run.verdict == "inconclusive" and run.exit_code == 6
     if caught(scenario, run):
         return True
-    # On a store too large to see whole, a fault that needs the whole store in view may go unseen:
-    # its clause undecided, or (when the fault never shows on what was seen) conforming; never collateral.
+    # On a store too large to see whole, a fault that needs the whole store in view (or that the
+    # crowded store hides from any client, ``unseen_when_crowded``) may go unseen: its clause
+    # undecided, or (when the fault never shows on what was seen) conforming; never collateral.
     fault = FAULTS[scenario.name]
     unseen = fault.clause not in run.violated() and not collateral(scenario, run)
-    return scenario.store == PRELOADED and fault.needs_complete_view and unseen
+    hidden = fault.needs_complete_view or bool(fault.unseen_when_crowded)
+    return scenario.store == CROWDED and hidden and unseen
 
 
 def render(results: dict[Scenario, SuiteRun]) -> str:
