@@ -33,7 +33,7 @@ def test_fault_is_caught_on_its_clause_alone(catalog: Catalog, scenario: Scenari
     )
 
 
-@pytest.mark.parametrize("scenario", _ids("variant"), ids=lambda s: s.name)
+@pytest.mark.parametrize("scenario", _ids("variant"), ids=lambda s: s.label)
 def test_compliant_server_passes(catalog: Catalog, scenario: Scenario) -> None:
     run = catalog[scenario]
     assert acceptable(scenario, run), (

@@ -135,7 +135,9 @@ def seed(run: Run, api: Api) -> Seeded:
     created += _create(api, bodies[fillers : fillers + 1])
     marker = created_pet(created[-1]) if created else None
     if marker is not None and not seeded.whole_before:
-        after = [i for i in (marker["id"] + 1, marker["id"] + 2) if i <= INT64_MAX and str(i) not in seeded.probes]
+        listed = {pet.get("id") for pet in seeded.before}
+        after = [i for i in (marker["id"] + 1, marker["id"] + 2) if i <= INT64_MAX and i not in listed]
+        after = [i for i in after if str(i) not in seeded.probes]
         reads = api.map(lambda pet_id: send_row(api, Request("GET", f"/pets/{pet_id}")), after)
         seeded.probes |= {str(pet_id): _probe(answer) for pet_id, answer in zip(after, reads, strict=True)}
     created += _create(api, bodies[fillers + 1 :])

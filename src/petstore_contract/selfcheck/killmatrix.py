@@ -37,7 +37,7 @@ class Scenario:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.store})" if self.kind == "fault" else self.name
+        return f"{self.name} ({self.store})" if self.kind == "fault" or self.store == CROWDED else self.name
 
 
 # Faults whose clause depends on what the store holds (list, identity) also run on the crowded
@@ -49,22 +49,32 @@ def scenarios() -> list[Scenario]:
     found = [Scenario("fault", name, EMPTY) for name in FAULTS]
     found += [Scenario("fault", n, CROWDED) for n, f in FAULTS.items() if f.clause.startswith(STORE_SENSITIVE)]
     found += [Scenario("variant", name) for name in VARIANTS]
+    # Every compliant variant passes on the crowded store too, but those that bring their own store
+    # or pace (a preloaded or busy store, throttling, latency): they are that store already.
+    found += [Scenario("variant", name, CROWDED) for name, v in VARIANTS.items() if _plain_store(v)]
     found += [
         Scenario("unjudgeable", name) for name in ("closed-port", "blackhole", "rejects-every-key", "over-budget")
     ]
     return found
 
 
+def _plain_store(variant: Variant) -> bool:
+    return not (variant.preload or variant.background_writer or variant.throttle_every or variant.latency_seconds)
+
+
+def _crowded(variant: Variant) -> Variant:
+    return dataclasses.replace(variant, preload=CROWDED_STORE, newest_first=False, background_writer=True)
+
+
 def _variant(scenario: Scenario) -> Variant:
     if scenario.kind == "variant":
-        return VARIANTS[scenario.name]
+        variant = VARIANTS[scenario.name]
+        return _crowded(variant) if scenario.store == CROWDED else variant
     if scenario.kind == "unjudgeable" and scenario.name in UNJUDGEABLE:
         return UNJUDGEABLE[scenario.name]
     if scenario.name == "over-budget":
         return VARIANTS["slow"]
-    if scenario.store == CROWDED:
-        return dataclasses.replace(REFERENCE, preload=CROWDED_STORE, newest_first=False, background_writer=True)
-    return REFERENCE
+    return _crowded(REFERENCE) if scenario.store == CROWDED else REFERENCE
 
 
 @contextlib.contextmanager
@@ -172,4 +182,11 @@ def score_lines(results: dict[Scenario, SuiteRun]) -> list[str]:
         lines.append(f"{title}: {good}/{len(chosen)}")
     extra = sum(len(collateral(s, r)) for s, r in results.items() if s.kind == "fault")
     lines.append(f"collateral clauses over all fault runs: {extra}")
+    crowded = [(s, r) for s, r in results.items() if s.kind == "fault" and s.store == CROWDED]
+    if crowded:
+        unseen = sorted(s.name for s, r in crowded if acceptable(s, r) and not caught(s, r))
+        lines.append(
+            f"crowded store: {sum(caught(s, r) for s, r in crowded)}/{len(crowded)} store-sensitive faults caught "
+            f"on their clause; unseen there (whole store needed, or hidden from any client): {', '.join(unseen) or '-'}"
+        )
     return lines
