@@ -179,6 +179,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "repeats_not_sent": 1,
         "resent_writes": 0,
         "created": 0,
+        "held_back": 0,
         "server_errors": [failed.to_dict()],
     }
 
@@ -220,6 +221,7 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
         "repeats_not_sent": 0,
         "resent_writes": 0,
         "created": 0,
+        "held_back": 0,
     }
 
 

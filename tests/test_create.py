@@ -16,6 +16,7 @@ from petstore_contract.api import Request, Row, answered, answers_from_data, sen
 from petstore_contract.expect import Judge
 from petstore_contract.record import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.run import Run
+from petstore_contract.spec import schema_errors
 from petstore_contract.transport import Answer
 
 from .conftest import Seeded, ahead, created_pet
@@ -288,8 +289,8 @@ def test_created_animal_reads_back_as_it_was_echoed(sent: Sent, judge: Judge) ->
     answers, bodies = sent
     for key, body in bodies.items():
         read, pet = answers.get(f"read-{key}"), created_pet(answers[key])
-        if read is None or pet is None:
-            continue
+        if read is None or pet is None or schema_errors("Pet", pet):
+            continue  # no Pet created (create.created and create.echo judge that)
         expected = {"id": pet["id"]} | {
             name: value for name, value in body.items() if name in pet and _same(pet[name], value)
         }
