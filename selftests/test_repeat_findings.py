@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import json
 import secrets
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+import reportdata
 from petstore_contract import reask
 from petstore_contract.record import (
     NOT_REASKED,
@@ -30,7 +33,7 @@ from petstore_contract.record import (
     TestRecord,
 )
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.reporting import summary_json
+from petstore_contract.reporting import html, junit, markdown, summary_json
 from petstore_contract.selfcheck.launcher import SuiteRun, run_suite
 from petstore_contract.transport import Transport, TransportOptions
 
@@ -216,3 +219,41 @@ def test_a_post_finding_is_not_re_asked() -> None:
     assert posts and all(f["repeat"] == "not_reasked" for f in posts)
     assert all(f["repeat_detail"].startswith("POST is not safe to repeat") for f in posts)
     assert run.count("reasked") == 0
+
+
+# -- the reports ----------------------------------------------------------------------------------
+
+
+def test_every_report_says_which_next_to_each_finding() -> None:
+    result = reportdata.not_conformant(long=0)
+    page = html.render(result)
+    assert "reproduced \u00d79, seen once \u00d73" in page, "a folded group of mixed outcomes counts each"
+    assert '<span class="pill not_reasked">not re-asked</span>' in page
+    assert "<dt>Asked again</dt><dd>seen once: asked again at the end of the run: HTTP 200; status:200 held" in page
+    assert "Asked again: **" in markdown.render(result)
+    document = summary_json.document(result)
+    jsonschema.validate(document, summary_json.schema())
+    repeats = {f["repeat"] for c in document["clauses"] for f in c["findings"]}
+    assert repeats == {"reproduced", "seen_once", "not_reasked"}
+
+
+def test_junit_names_the_repeat_once_however_often_it_is_rewritten(tmp_path: Path) -> None:
+    line = "orders.available: expected no 5xx answer; observed HTTP 500 (GET http://127.0.0.1:1/v1/store/orders)"
+    path = tmp_path / "junit.xml"
+    path.write_text(
+        '<testsuites><testsuite name="pytest" tests="1" failures="1">'
+        f'<testcase classname="tests.test_orders" name="test_orders"><failure message="{line}">{line}</failure>'
+        "</testcase></testsuite></testsuites>",
+        encoding="utf-8",
+    )
+    found = replace(
+        finding("http://127.0.0.1:1/v1", "/store/orders", "no-5xx"), repeat=SEEN_ONCE, repeat_detail="HTTP 200"
+    )
+    result = reportdata.not_conformant(long=0)
+    result.records = [TestRecord("tests/test_orders.py::test_orders", ("orders.available",), findings=[found])]
+    junit.rewrite(path, result)
+    junit.rewrite(path, result)
+    failure = ET.parse(path).getroot().find(".//failure")
+    assert failure is not None and failure.get("message") == line + " · seen once"
+    assert (failure.text or "").count("Asked again at the end of the run:") == 1
+    assert "orders.available: seen once: HTTP 200" in (failure.text or "")
