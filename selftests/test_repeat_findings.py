@@ -102,6 +102,16 @@ def test_identical_requests_go_out_once_each_finding_judged_by_its_own_check(bro
     assert [r.nodeid for r in done.records] == ["t::a", "t::b"]
 
 
+def test_generated_cases_that_differ_only_by_their_case_id_are_one_request(reference: Served) -> None:
+    cases = [
+        finding(reference.base_url, "/pets", "status:200", headers=(*BEARER, ("X-Schemathesis-TestCaseId", case)))
+        for case in ("AbCdEf", "GhIjKl")
+    ]
+    done = reask.again([TestRecord("t::a", ("list.shape",), findings=cases)], reference.transport)
+    assert done.sent == 1 == reference.received
+    assert [f.repeat for f in marked(done.records)] == [SEEN_ONCE, SEEN_ONCE]
+
+
 def test_the_key_is_put_back_and_never_shown(reference: Served) -> None:
     record = TestRecord(
         "t::a", ("orders.available",), findings=[finding(reference.base_url, "/store/orders", "status:200")]

@@ -32,6 +32,9 @@ SAFE_METHODS = frozenset({"GET", "HEAD"})  # RFC 9110 §9.2.1: asking again chan
 MAX_REASKS = 50  # requests per run: a target with hundreds of findings costs a bounded tail
 CUT_MARK = "… [cut: "  # record.cut's mark: the value is not whole
 NOT_RESENT = frozenset({"content-length", "host", "transfer-encoding"})  # the client sets them anew
+# Schemathesis' fresh id per generated case (``generated.TEST_CASE_HEADER``): not part of what is
+# asked, so two cases that differ only there are one request.
+PER_CASE = frozenset({"x-schemathesis-testcaseid"})
 DETAIL = 300  # characters of a repeat_detail line
 
 # A request as recorded (redacted): identical findings' requests are one request.
@@ -114,8 +117,8 @@ def _plan(finding: Finding, target: str, blocked: str) -> Plan:
         check = rejudge.check_for(finding.expectation)
     except rejudge.CannotRejudge as exc:
         return str(exc)
-    request = (exchange.method, exchange.url, exchange.request_headers, exchange.request_body)
-    return request, check
+    headers = tuple((name, value) for name, value in exchange.request_headers if name.lower() not in PER_CASE)
+    return (exchange.method, exchange.url, headers, exchange.request_body), check
 
 
 def _chosen(records: list[TestRecord], plans: dict[tuple[int, int], Plan]) -> list[Request]:
