@@ -19,8 +19,11 @@ from petstore_contract.record import (
     CONFORMS,
     INCONCLUSIVE,
     NOT_CONFORMANT,
+    NOT_REASKED,
     NOT_SELECTED,
     PRECONDITION,
+    REPRODUCED,
+    SEEN_ONCE,
     STORE_TOO_LARGE,
     TARGET,
     UNDECIDED,
@@ -196,6 +199,9 @@ def _findings(long: int) -> dict[str, list[Finding]]:
                 "3 animals",
                 exchange,
                 f"tests/test_list.py::test_limit_fills[case{index}]",
+                # asked again at the run's end: 9 reproduced, 3 seen once (one group, mixed)
+                repeat=REPRODUCED if index < 9 else SEEN_ONCE,
+                repeat_detail=f"asked again at the end of the run: HTTP 200; {'3' if index < 9 else '5'} animals",
             )
         )
     # The rest spread over the other clauses, many of them distinct, some enormous.
@@ -231,10 +237,26 @@ def _findings(long: int) -> dict[str, list[Finding]]:
                 exchange,
                 test,
                 "generated" if index % 2 else "targeted",
+                **_asked_again(exchange, index, long_name),
             )
         )
     assert sum(len(v) for v in by_clause.values()) == FINDINGS
     return by_clause
+
+
+def _asked_again(exchange: Exchange | None, index: int, long_name: str) -> dict[str, str]:
+    """What asking a finding again at the run's end said: a GET reproduced or seen once, the rest not re-asked."""
+    if exchange is None:
+        return {"repeat": NOT_REASKED, "repeat_detail": "no request was recorded with it"}
+    if exchange.method != "GET":
+        return {
+            "repeat": NOT_REASKED,
+            "repeat_detail": "POST is not safe to repeat (only GET and HEAD are asked again)",
+        }
+    if index % 2:
+        return {"repeat": SEEN_ONCE, "repeat_detail": "asked again at the end of the run: HTTP 200; status:200 held"}
+    detail = f"asked again at the end of the run: HTTP 200; observed an animal named {long_name} {HOSTILE}"
+    return {"repeat": REPRODUCED, "repeat_detail": detail}
 
 
 def not_conformant(long: int = LONG) -> RunResult:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from gatekit import CREDENTIALS, KEY, one_line, served, tool, write_json
+from petstore_contract.record import SCHEMA_VERSION
 from petstore_contract.selfcheck import run_suite
 
 RUNS = {
@@ -115,7 +116,10 @@ def test_bad_input_is_one_line_and_exit_2(summaries: dict[str, Path], tmp_path: 
         "no such file": str(tmp_path / "missing.json"),
         "not JSON": str(_text(tmp_path / "broken.json", "{not json")),
         "schema version 1": str(write_json(tmp_path / "old.json", old)),
-        "not a valid summary.json": str(write_json(tmp_path / "other.json", {"schema_version": 2, "verdict": "x"})),
+        "schema version 2": str(write_json(tmp_path / "v2.json", old | {"schema_version": 2})),
+        "not a valid summary.json": str(
+            write_json(tmp_path / "other.json", {"schema_version": SCHEMA_VERSION, "verdict": "x"})
+        ),
     }
     for words, path in cases.items():
         done = tool("compare", good, path)

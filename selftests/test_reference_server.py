@@ -395,6 +395,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     # GET /store/orders
     "orders_404": lambda api: api.get("/store/orders").status_code != 200,
     "orders_500": lambda api: api.get("/store/orders").status_code != 200,
+    "orders_500_first": lambda api: [api.get("/store/orders").status_code for _ in range(3)] == [500, 200, 200],
 }
 
 

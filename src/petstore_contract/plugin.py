@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import pytest
 
-from petstore_contract import certify, coverage, heap, outputs, profiles, waivers
+from petstore_contract import certify, coverage, heap, outputs, profiles, reask, waivers
 from petstore_contract.clauses import registry, section_markers
 from petstore_contract.expect import JUDGE_KEY, Judge, judge_of
 from petstore_contract.outcome import record_of
@@ -545,14 +545,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if run is None:
         return
     shared = run.settings.shared_dir
+    counters_file = None
     if shared:
         # The worker id from xdist's workerinput, not its environment variable: a suite run started
         # from inside an xdist worker (the self-tests under -n) inherits that variable.
         worker = getattr(session.config, "workerinput", {}).get("workerid")
         name = os.environ.get(NAME_ENV) or worker or "controller"
-        run.guard.write_counters(Path(shared) / f"counters-{name}.json")
+        counters_file = Path(shared) / f"counters-{name}.json"
+        run.guard.write_counters(counters_file)
     state = session.config.stash.get(STATE_KEY, None)
     if state is not None:
+        state.counters_file = counters_file
         # -x or --maxfail stopped the run: the tests after the stop never ran, and their clauses are
         # not "not selected" (a choice of the user) but undecided: the run cannot say "conformant".
         state.stopped_early = str(session.shouldfail or "")
@@ -575,6 +578,7 @@ class Controller:
         self.round_trip = 0.0  # seconds the pre-flight request took
         self.waivers: tuple[str, list[waivers.Waiver]] | None = None  # (file, waivers) when one was read
         self.stopped_early = ""  # pytest's reason when -x or --maxfail stopped the run
+        self.counters_file: Path | None = None  # where this process's counters went (written again after re-asks)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Every test's record (the controller sees the reports of every xdist worker too)."""
@@ -724,20 +728,27 @@ class Controller:
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR) or self.config.option.collectonly:
             return exitstatus  # the one-line error is the outcome; no report claims a verdict
         counters, server_errors = self._counters()
-        facts = self.run.facts() | _timing(self.run.settings.started) | counters | self._processes()
         records = list(self.records.values())
         unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
-        rows = clause_results([*records, unreported] if unreported is not None else records)
+        # Problems first: asking the findings again must never change the verdict.
+        problems = self.problems(exitstatus, counters)
+        every = [*records, unreported] if unreported is not None else records
+        reasked = reask.again(every, self.run.transport, self._reask_blocked(exitstatus))
+        records, judged = reasked.records[: len(records)], reasked.records
+        if reasked.sent:
+            counters = self._recounted()
+        facts = self.run.facts() | _timing(self.run.settings.started) | counters | self._processes()
+        facts["reasked"] = reasked.sent
+        rows = clause_results(judged)
         if self.key_rejected():
             rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
         warnings = [w for r in self.records.values() for w in r.warnings]
         if self.run.redact.note:
             warnings.append(self.run.redact.note)
-        problems = self.problems(exitstatus, counters)
         # The boundary: whatever produced a string (a check, Schemathesis, the target's echo), every
         # output is rendered from this redacted copy.
         self.result = self.run.redact.scrub(
-            decide(rows, facts=facts, problems=problems, records=list(self.records.values()), warnings=warnings)
+            decide(rows, facts=facts, problems=problems, records=records, warnings=warnings)
         )
         if self.run.settings.shared_dir:
             merged = coverage.merge(self.run.settings.shared_dir)
@@ -749,6 +760,20 @@ class Controller:
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
             return exitstatus
         return self.result.process_exit_code
+
+    def _reask_blocked(self, exitstatus: int) -> str:
+        """Why no finding may be asked again ("" when they may)."""
+        if exitstatus == INTERRUPTED:
+            return "the run was interrupted"
+        if self.key_rejected():
+            return f"the configured key was rejected ({self.run.settings.key_env})"
+        return ""
+
+    def _recounted(self) -> dict[str, Any]:
+        """The run's counters again, with the re-asks this process sent (and their coverage)."""
+        if self.counters_file is not None:
+            self.run.guard.write_counters(self.counters_file)
+        return self._counters()[0]
 
     def _processes(self) -> dict[str, Any]:
         return {"preflight_ms": round(self.round_trip * 1000), "child_processes": self.children() or "none"}

@@ -19,7 +19,8 @@ import pytest
 from petstore_contract.spec import operation_of
 
 # 2: findings carry ``expectation``, ``signature`` and ``id``; the run carries ``problems``.
-SCHEMA_VERSION = 2
+# 3: findings carry ``repeat`` and ``repeat_detail`` (asked again at the run's end, ``reask``).
+SCHEMA_VERSION = 3
 
 # Clause outcomes.
 CONFORMS, VIOLATED, UNDECIDED, NOT_SELECTED = "conforms", "violated", "undecided", "not_selected"
@@ -35,6 +36,11 @@ NOT_EXERCISED = "not_exercised"  # selected, but no check judged an exchange of 
 BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER, NOT_EXERCISED})
 
 BODY_EXCERPT = 2000
+
+# A finding asked once more at the end of the run (``reask``): the same check failed again, it held,
+# or the request was not sent again (with the reason).  Either way the finding stays a violation.
+REPRODUCED, SEEN_ONCE, NOT_REASKED = "reproduced", "seen_once", "not_reasked"
+REPEAT_WORDS = {REPRODUCED: "reproduced", SEEN_ONCE: "seen once", NOT_REASKED: "not re-asked"}
 
 
 def cut(text: str, limit: int = BODY_EXCERPT) -> str:
@@ -139,6 +145,10 @@ class Finding:
     source: str = "targeted"  # targeted | generated
     # The check that failed, as data: "<kind>" or "<kind>:<argument>" (``rejudge`` can run it again).
     expectation: str = ""
+    # Asked again at the run's end: REPRODUCED, SEEN_ONCE or NOT_REASKED ("" until the run's end
+    # decides it), and one line saying what came back or why it was not sent.  Not in the signature.
+    repeat: str = ""
+    repeat_detail: str = ""
 
     def signature(self) -> Signature:
         """Stable across runs: the operation, the clause and the expectation (never the observed text)."""

@@ -25,14 +25,13 @@ import requests
 
 from petstore_contract import bundle, rejudge
 from petstore_contract.readback import findings, load
+from petstore_contract.reask import resend, whole
 from petstore_contract.record import Exchange
-from petstore_contract.redaction import REDACTED, KeyFragments, Redactor
+from petstore_contract.redaction import KeyFragments, Redactor
 from petstore_contract.target import KEY_ENV
 from petstore_contract.transport import Answer, TargetProblem, Transport, TransportOptions, origin
 
 EXIT_GONE, EXIT_STILL, EXIT_BAD_INPUT, EXIT_CANNOT = 0, 1, 2, 6
-CUT_MARK = "… [cut: "  # record.cut's mark: the value is not whole
-NOT_RESENT = frozenset({"content-length", "host", "transfer-encoding"})
 TIMEOUT = 30.0
 
 
@@ -117,8 +116,7 @@ def _exchange(found: Bundled) -> Exchange:
     if origin(exchange.url) != origin(found.base_url):
         where = f"{origin(exchange.url)}, not the bundle's target {origin(found.base_url)}"
         raise ReplayError(f"{found.finding['id']}'s request goes to {where}: not sent")
-    parts = [exchange.url, exchange.request_body or "", *(value for _, value in exchange.request_headers)]
-    if any(REDACTED in part or CUT_MARK in part for part in parts):
+    if not whole(exchange):
         why = "the recorded request is not whole (a value cut, or an encoding of the key the bundle redacted)"
         raise ReplayError(f"cannot re-judge {found.finding['id']}: {why}", EXIT_CANNOT)
     return exchange
@@ -129,22 +127,11 @@ def _send(exchange: Exchange, found: Bundled) -> Answer:
     key = os.environ.get(found.key_env, "").strip()
     if not key:
         raise ReplayError(f"{found.key_env} is not set: replay takes the key from the variable the bundle names")
-    variable = "$" + found.key_env
-
-    def filled(text: str) -> str:
-        return text.replace(variable, key)
-
     transport = Transport(
         TransportOptions(base_url=found.base_url, api_key=key, key_env=found.key_env, timeout=TIMEOUT)
     )
-    headers = {name: filled(value) for name, value in exchange.request_headers if name.lower() not in NOT_RESENT}
-    body = filled(exchange.request_body).encode("utf-8") if exchange.request_body is not None else None
     try:
-        session = transport.session()
-        response = session.request(
-            exchange.method, filled(exchange.url), headers=headers, data=body, timeout=TIMEOUT, allow_redirects=False
-        )
-        return Answer(response.status_code, response.headers, response.content, transport.exchange(response))
+        return resend(transport, exchange, TIMEOUT)
     except TargetProblem as problem:
         raise rejudge.CannotRejudge(f"the target did not answer: {problem}") from None
     except (requests.exceptions.RequestException, ValueError) as exc:  # e.g. a header requests will not send

@@ -62,6 +62,7 @@ class PetStore:
         self.write_count = 0
         self.routed = 0  # requests that reached an operation: what throttling and the writer count
         self.background_added = 0
+        self.warmed: set[str] = set()  # operations served since start-up (the cold-start fault)
         self.random = random.Random(20301205)  # deterministic "random" statuses and categories
         for n in range(1, variant.preload + 1):
             self.store_pet({"name": f"preloaded-{n}", "categoryId": (n * 37) % 101, "status": STATUSES[n % 3]})
@@ -505,6 +506,9 @@ class PetStore:
             return self.error(404, "not_found", "no such operation")
         if self.has("orders_500"):
             raise RuntimeError("orders are broken")
+        if self.has("orders_500_first") and "orders" not in self.warmed:
+            self.warmed.add("orders")
+            raise RuntimeError("orders are not warmed up yet")
         if self.variant.orders_need_query and not request.query_params.get("customerId"):
             raise BadRequest("the customerId query parameter is required")
         return self.json([])

@@ -156,6 +156,10 @@ def _folded(folded: view.Folded) -> dict[str, Any]:
         "expected": cut(finding.expected, TEXT_LIMIT),
         "observed": cut(finding.observed, TEXT_LIMIT),
         "source": finding.source,
+        "repeat": folded.repeat,
+        "repeat_class": next(iter(folded.repeats)) if len(folded.repeats) == 1 else "mixed",
+        # A mixed group's details differ finding by finding: summary.json has each.
+        "repeat_detail": cut(finding.repeat_detail, TEXT_LIMIT) if len(folded.repeats) == 1 else "",
         "tests": tests,
         "tests_hidden": len(folded.tests) - len(tests),
         "exchange": _exchange(finding.exchange) if finding.exchange else None,

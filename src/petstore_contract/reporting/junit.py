@@ -23,12 +23,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from petstore_contract.record import RunResult, cut
+from petstore_contract.record import REPEAT_WORDS, Finding, RunResult, cut
 from petstore_contract.reporting import view
 
 MESSAGE_LIMIT = 1_000  # a one-line message longer than this is cut (the body keeps it whole)
 OUTCOME_TAGS = ("failure", "error", "skipped")
 XUNIT1_ATTRIBUTES = ("file", "line")
+ASKED_AGAIN = "Asked again at the end of the run:"  # heads the failure body's repeat lines
+ASKED_SHOWN = 20
 # XML 1.0 cannot carry these characters even as references; a server's bytes might contain them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -39,9 +41,11 @@ def rewrite(path: Path, result: RunResult, *, strict: bool = False) -> None:
     root = tree.getroot()
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
     clauses_of = _clauses_by_address(result)
+    findings_of = {address(record.nodeid): record.findings for record in result.records if record.findings}
     for suite in suites:
         for case in suite.iter("testcase"):
             _one_line_messages(case)
+            _asked_again(case, findings_of.get(_address_of(case), []))
             clauses = _ensure_clause_properties(case, clauses_of.get(_address_of(case), ()))
             if strict:
                 _strict(case, clauses)
@@ -95,6 +99,24 @@ def _one_line_messages(case: ET.Element) -> None:
             body = f"{message}\n\n{body}" if body.strip() else message
         element.text = _xml_text(body)
         element.set("message", _xml_text(cut(first, MESSAGE_LIMIT)))
+
+
+def _asked_again(case: ET.Element, findings: list[Finding]) -> None:
+    """The failure says whether its findings were reproduced or seen once: the message names the first
+    finding's (the message is that finding's line), the body every one's, with what came back."""
+    marked = [f for f in findings if f.repeat in REPEAT_WORDS]
+    for element in case.iter("failure"):
+        if not marked:
+            return
+        message = element.get("message") or ""
+        word = REPEAT_WORDS.get(findings[0].repeat)
+        if word and message and not message.endswith(f" · {word}"):  # a second rewrite adds nothing
+            element.set("message", _xml_text(f"{message} · {word}"))
+        body = element.text or ""
+        if ASKED_AGAIN not in body:
+            lines = [f"  {f.clause}: {REPEAT_WORDS[f.repeat]}: {f.repeat_detail}" for f in marked[:ASKED_SHOWN]]
+            more = [f"  and {len(marked) - ASKED_SHOWN} more"] if len(marked) > ASKED_SHOWN else []
+            element.text = _xml_text("\n".join([body.rstrip(), "", ASKED_AGAIN, *lines, *more]).lstrip("\n"))
 
 
 def _ensure_clause_properties(case: ET.Element, clauses: tuple[str, ...]) -> list[str]:

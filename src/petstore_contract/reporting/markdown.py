@@ -168,6 +168,11 @@ def _clause(clause: ClauseResult) -> list[str]:
     first = folded[0]
     count = f" ({view.TIMES}{first.count})" if first.count > 1 else ""
     lines += [f"{text(view.finding_line(first.finding), 2 * LINE_LIMIT)}{count}", ""]
+    if first.repeat:
+        detail = (
+            f": {text(first.finding.repeat_detail)}" if len(first.repeats) == 1 and first.finding.repeat_detail else ""
+        )
+        lines += [f"Asked again: **{first.repeat}**{detail}", ""]
     if first.finding.exchange:
         command = first.finding.exchange.curl()
         if len(command) > CURL_LIMIT:

@@ -34,7 +34,8 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     if "requests" in facts:  # what the run cost the target: a store without delete keeps what it adds
         counted = f"requests {facts['requests']:,}, writes {facts.get('writes', 0):,}"
         held = f" ({facts['held_back']:,} generated creates held back: crowded store)" if facts.get("held_back") else ""
-        lines.append(f"{counted}, animals created {facts.get('created', 0):,}{held}")
+        again = f"; {facts['reasked']:,} of the requests asked findings again" if facts.get("reasked") else ""
+        lines.append(f"{counted}, animals created {facts.get('created', 0):,}{held}{again}")
     if paths:
         lines.append("reports: " + ", ".join(str(p) for p in paths.values()))
     if result.gate is not None:

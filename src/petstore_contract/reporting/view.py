@@ -26,6 +26,7 @@ from petstore_contract.record import (
     NOT_SENT,
     OTHER,
     PRECONDITION,
+    REPEAT_WORDS,
     STORE_TOO_LARGE,
     TARGET,
     THROTTLED,
@@ -91,6 +92,7 @@ FACT_LABELS = {
     "throttle_wait_s": "Waited for throttling",
     "repeats_not_sent": "Repeated generated cases, not sent again",
     "resent_writes": "Writes sent again after a dropped connection",
+    "reasked": "Findings' requests asked again at the end",
     "created": "Animals created",
     "held_back": "Generated creates held back (crowded store)",
     "suite_version": "Suite version",
@@ -113,6 +115,7 @@ COUNTED_FACTS = frozenset(
         "concurrency",
         "repeats_not_sent",
         "resent_writes",
+        "reasked",
         "created",
         "held_back",
     }
@@ -252,11 +255,20 @@ class Folded:
     finding: Finding
     count: int = 1
     tests: list[str] = field(default_factory=list)
+    repeats: Counter[str] = field(default_factory=Counter)  # repeat outcome -> findings of the group
 
     @property
     def line(self) -> str:
         """The finding's one line (clause: expected; observed (METHOD URL))."""
         return self.finding.summary()
+
+    @property
+    def repeat(self) -> str:
+        """Asked again, in words: "reproduced", "seen once", or for a mixed group each word with its count."""
+        words = [(REPEAT_WORDS[kind], n) for kind, n in self.repeats.items() if kind in REPEAT_WORDS]
+        if len(words) == 1:
+            return words[0][0]
+        return ", ".join(f"{word} {TIMES}{n}" for word, n in words)
 
 
 def fold(findings: list[Finding]) -> list[Folded]:
@@ -267,6 +279,7 @@ def fold(findings: list[Finding]) -> list[Folded]:
         if group is None:
             group = groups[finding.fold_key()] = Folded(finding, 0)
         group.count += 1
+        group.repeats[finding.repeat] += 1
         if finding.test and finding.test not in group.tests:
             group.tests.append(finding.test)
     return sorted(groups.values(), key=lambda g: -g.count)
@@ -283,7 +296,10 @@ def finding_line(finding: Finding, limit: int = LINE) -> str:
 def first_line(clause: ClauseResult, limit: int = LINE) -> str:
     """The first folded finding's line, or the clause id and why when there is none."""
     folded = fold(clause.findings)
-    return finding_line(folded[0].finding, limit) if folded else f"{clause.id}: {why(clause)}"
+    if not folded:
+        return f"{clause.id}: {why(clause)}"
+    repeat = f" · {folded[0].repeat}" if folded[0].repeat else ""
+    return finding_line(folded[0].finding, limit) + repeat
 
 
 # -- the verdict ------------------------------------------------------------------------------------
