@@ -113,7 +113,7 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
                 else:
                     why = "not in the store, seen whole before and after"
                 raise Mismatch(f"404 for id {pet_id} ({why})", f"HTTP 200 with {expect.short(probe['body'])}", exchange)
-            raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange)
+            raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange, "status:404")
     if not decided and not judge.findings:
         raise undecided(
             "read.not-found",

@@ -94,6 +94,12 @@ def status(answer: Answer, *expected: int) -> None:
         raise Mismatch(f"HTTP {want}", observed, answer.exchange, "status:" + ",".join(map(str, expected)))
 
 
+def key_accepted(answer: Answer, expected: str = "the valid key accepted (§5.1)") -> None:
+    """The credential sent was taken: no 401 and no 403 (what else it answered is other clauses' to judge)."""
+    if answer.status in (401, 403):
+        raise Mismatch(expected, f"HTTP {answer.status}", answer.exchange, "key-accepted")
+
+
 def no_server_error(answer: Answer) -> None:
     if answer.status >= 500:
         raise Mismatch("no 5xx answer", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, "no-5xx")

@@ -46,6 +46,7 @@ CHECKS: dict[str, Callable[[str], Check]] = {
     "pet-list": lambda _: expect.pet_list,
     "bearer-challenge": lambda _: _challenge_of_401,
     "deprecation-scope": lambda _: expect.not_deprecated,
+    "key-accepted": lambda _: expect.key_accepted,
 }
 # kinds known not to be judged from one answer, and why
 NOT_FROM_ONE_ANSWER = {
