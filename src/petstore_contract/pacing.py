@@ -7,7 +7,8 @@ run's ``--concurrency`` and adapts it as TCP's congestion control adapts its win
   decrease), once per wave: an answer to a request sent before the last cut does not cut again,
   so the 429s a gateway gives everything that was in flight cost one halving, not a fall to 1;
 - every ``limit`` answers that are not throttled raise it by one (additive increase), up to the
-  configured maximum.
+  configured maximum; only answers to requests sent after the last cut count, as only they
+  tell how the target takes the new limit.
 
 A limit alone cannot slow a run down on a nearby target (one request at a time is still hundreds
 a second), so a throttled answer also paces every sender of the process:
@@ -120,6 +121,8 @@ class Pacer:
             self._answered.append(now)
             while self._answered and self._answered[0] < now - HORIZON:
                 self._answered.popleft()
+            if ticket.sent <= self._last_cut:
+                return
             self._streak += 1
             if self._streak >= self.limit and self.limit < self.maximum:
                 self.limit += 1
