@@ -18,9 +18,11 @@ from typing import Any
 
 import requests
 
-from petstore_contract.pacing import Pacer, Ticket
+from netpeers import PeerServer
+from petstore_contract.pacing import DRY_WAVES, Pacer, Ticket
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.selfcheck.launcher import run_suite
+from petstore_contract.transport import Transport, TransportOptions
 
 GENEROUS = 10.0  # seconds: how long a thread that should get through may take on a loaded machine
 BLOCKED = 0.3  # seconds a thread that must stay blocked is watched for
@@ -83,14 +85,43 @@ def test_a_wave_of_throttled_answers_halves_the_limit_once() -> None:
         assert ticket is not None
         pacer.throttled(ticket)
     assert (pacer.limit, cuts) == (4, [4])
-    for expected in (2, 1, 1):  # each 429 to a request sent after the last cut cuts again, down to 1
+    for expected in (2, 1):  # each 429 to a request sent after the last cut cuts again
         clock.now += 0.01
         ticket = pacer.acquire(0)
         assert ticket is not None
         clock.now += 0.01
         pacer.throttled(ticket)
         assert pacer.limit == expected
-    assert (pacer.lowest, cuts, pacer.in_flight) == (1, [4, 2, 1, 1], 0)
+    assert (pacer.lowest, cuts, pacer.in_flight) == (1, [4, 2, 1], 0)
+
+
+def test_a_target_that_lets_nothing_through_is_not_paused_for() -> None:
+    clock, cuts = Clock(), []
+    pacer = Pacer(8, on_cut=cuts.append, clock=clock)
+
+    def throttle(pause: float) -> None:
+        ticket = pacer.acquire(0)
+        assert ticket is not None
+        clock.now += 0.01
+        pacer.throttled(ticket, pause)
+
+    for _ in range(DRY_WAVES):  # waves of 429s in a row, nothing let through: each cuts and pauses
+        throttle(1.0)
+        clock.now += 1.0
+    assert cuts == [4, 2, 1] and pacer.rate() is None
+    # From now on a 429 changes nothing: no cut, no pause for the others (each throttled request
+    # waits out its own Retry-After in the transport), so the run does not crawl a request a second.
+    throttle(30.0)
+    ticket = pacer.acquire(0)
+    assert ticket is not None and cuts == [4, 2, 1]
+    # An answer gets through (a run of 1 at limit 1: the limit is 2): a 429 is a wave again.
+    pacer.answered(ticket)
+    clock.now += 0.01
+    throttle(1.0)
+    assert cuts == [4, 2, 1, 1] and pacer.acquire(0) is None  # and everyone pauses
+    clock.now += 1.0
+    throttle(1.0)
+    assert cuts == [4, 2, 1, 1, 1] and pacer.lowest == 1  # never below 1
 
 
 def test_runs_of_answers_raise_the_limit_one_at_a_time_up_to_the_maximum() -> None:
@@ -205,6 +236,22 @@ def test_the_first_throttled_answer_without_any_answer_before_paces_nothing() ->
     assert pacer.rate() is None and pacer.limit == 4
 
 
+def test_a_target_answering_only_429_ends_the_requests_about_as_fast_as_before() -> None:
+    """Each throttled request waits out its own Retry-After once nothing gets through: 32 requests
+    sent 4 times each with 0.2 s waits take about 3 waits on 8 threads, not 128 pauses in a row."""
+    with PeerServer(lambda seen: (429, {"Retry-After": "1"}, b"")) as peer:
+        options = TransportOptions(base_url=peer.base_url, api_key="k", concurrency=8, retry_after_cap=0.2)
+        transport = Transport(options)
+        started = time.monotonic()
+        try:
+            statuses = transport.map(lambda i: transport.request("GET", f"/pets/{i}").status, range(32))
+        finally:
+            transport.close()
+        elapsed = time.monotonic() - started
+    assert statuses == [429] * 32 and len(peer.requests) == 32 * 4
+    assert elapsed < 10.0, elapsed  # paused for everyone at each 429 it would be 25 s at least
+
+
 # -- the gateway and a whole run -------------------------------------------------------------------
 
 
@@ -253,7 +300,7 @@ def test_a_rate_limited_target_slows_the_run_and_sees_about_its_rate() -> None:
     print(facts)
     # The run was throttled, slowed down and said so.
     assert summary["throttled"] > 0 and summary["concurrency_min"] < 8, facts
-    assert "the target throttled" in run.output and "requests at once (of 8)" in run.output, run.output[-2000:]
+    assert "the target throttled" in run.output and "requests in flight went down to" in run.output, run.output[-2000:]
     # The target saw about its rate (what a full bucket lets through at once comes on top), and few 429s:
     # with the fixed bound of before about 145 of them here, at 49.7 requests a second.
     assert offered <= RATE * 1.2 and summary["requests"] / summary["duration_s"] <= RATE * 1.2, facts

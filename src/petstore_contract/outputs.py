@@ -48,6 +48,6 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
         note = f"the target throttled {throttled} answers (429/503 with Retry-After); the run waited {waited:.1f} s"
         lowest, configured = result.facts.get("concurrency_min"), result.facts.get("concurrency")
         if isinstance(lowest, int) and isinstance(configured, int) and lowest < configured:
-            note += f" and sent at most {lowest} requests at once (of {configured}) at its lowest"
+            note += f"; requests in flight went down to {lowest} (of {configured})"
         lines.insert(len(lines) - 1, note)
     return lines

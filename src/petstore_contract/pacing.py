@@ -24,6 +24,12 @@ a second), so a throttled answer also paces every sender of the process:
   yet (the first requests were all throttled) sends are not spaced: the pause and the limit do
   the work until there is one.
 
+A target that lets nothing through at all (``DRY_WAVES`` waves of 429s in a row with no other
+answer between them) gives nothing to pace by, and pausing everyone at each of its 429s would only
+make the run one request a ``Retry-After`` long: from then on its 429s change nothing here (each
+throttled request still waits out its own ``Retry-After`` in the transport and ends undecided,
+throttled), until an answer gets through again.
+
 Per process only: each child process of the run and each pytest-xdist worker has its own Pacer.
 A gateway that counts all of them together throttles each, and each slows down on its own.
 """
@@ -44,6 +50,7 @@ HORIZON = 60.0  # seconds of answers kept for that measure (Retry-After waits ar
 MIN_RATE = 1.0  # requests a second: pacing never goes slower than this
 GROWTH = 0.5  # a paced rate grows by this part of itself each second without a throttled answer,
 MIN_GROWTH = 1.0  # and by at least this many requests a second each second
+DRY_WAVES = 3  # waves of 429s in a row, nothing let through between them: the target lets nothing through
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,7 @@ class Pacer:
         self._changed = threading.Condition()
         self._in_flight = 0
         self._streak = 0  # answers not throttled since the limit last changed
+        self._dry = 0  # cuts since the last answer that was not throttled
         self._last_cut = -math.inf
         self._first_send: float | None = None
         self._not_before = -math.inf  # the shared pause: nobody sends before this
@@ -118,6 +126,7 @@ class Pacer:
         """The request got an answer that is not throttling: a run of ``limit`` of them raises the limit."""
         with self._changed:
             now = self._release()
+            self._dry = 0
             self._answered.append(now)
             while self._answered and self._answered[0] < now - HORIZON:
                 self._answered.popleft()
@@ -133,10 +142,18 @@ class Pacer:
         and the first such answer of a wave halves the limit and slows the pace."""
         with self._changed:
             now = self._release()
+            if self._dry >= DRY_WAVES:
+                return  # nothing gets through at all: see the module's docstring
+            cut = ticket.sent > self._last_cut
+            if cut:
+                self._cut(now, pause)
+            if self._dry >= DRY_WAVES:
+                self._rate = None  # nothing to pace by
+                return
             if pause > 0:
                 self._not_before = max(self._not_before, now + pause)
-            if ticket.sent > self._last_cut:
-                self._cut(now, pause)
+            if cut:
+                self._rate_since = max(now, self._not_before)  # the new pace grows from the end of the pause
 
     def unanswered(self, ticket: Ticket) -> None:
         """The request got no answer (or was not sent): its slot is free, and nothing is learnt."""
@@ -175,12 +192,12 @@ class Pacer:
 
     def _cut(self, now: float, pause: float) -> None:
         self._last_cut = now
+        self._dry += 1
         self.limit = max(1, self.limit // 2)
         self._streak = 0
         self.lowest = min(self.lowest, self.limit)
         self._rate = self._slower(now, pause)
         self._growth = 0.0 if self._rate is None else max(MIN_GROWTH, GROWTH * self._rate)
-        self._rate_since = max(now, self._not_before)  # no growth while everyone waits
         if self._on_cut is not None:
             self._on_cut(self.limit)
 
