@@ -65,7 +65,7 @@ class Pacer:
 
     ``acquire`` blocks until a slot under the *current* limit is free and the pause and spacing
     allow a send; every ticket it hands out goes back with exactly one of ``answered``,
-    ``throttled`` or ``unanswered``.  ``on_cut`` is called with each lowered limit (under the
+    ``throttled`` or ``unanswered``.  ``on_cut`` is called with the limit after each cut (under the
     pacer's lock: it must not call back into the pacer).
     """
 
