@@ -78,6 +78,7 @@ def facts(base_url: str = BASE_URL, **changes: Any) -> dict[str, Any]:
         "no_answer": 0,
         "throttled": 2,
         "throttle_wait_s": 3.25,
+        "concurrency_min": 2,
         "suite_version": "0.1.0",
         "spec_sha256": "9f2c" * 16,
         "key_env": KEY_VARIABLE,

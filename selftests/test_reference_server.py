@@ -602,11 +602,13 @@ def test_latency(serve: Callable[..., Api]) -> None:
 
 def test_command_line_knobs_adjust_the_variant() -> None:
     knobs = "--variant capped --preload 30 --oldest-first --first-id 9007199254740993 --latency-ms 5"
-    args = parse_args([*knobs.split(), "--background-writer", "--background-every", "3", "--throttle-every", "50"])
+    throttles = ["--throttle-every", "50", "--rate-limit", "40"]
+    args = parse_args([*knobs.split(), "--background-writer", "--background-every", "3", *throttles])
     variant = variant_of(args)
     assert (variant.name, variant.page_cap, variant.preload, variant.newest_first) == ("capped", 7, 30, False)
     assert (variant.first_id, variant.latency_seconds) == (2**53 + 1, 0.005)
     assert (variant.background_writer, variant.background_every, variant.throttle_every) == (True, 3, 50)
+    assert variant.rate_limit_per_second == 40
     assert variant_of(parse_args([])) is REFERENCE
     assert variant_of(parse_args(["--variant", "rejects-every-key"])) is UNJUDGEABLE["rejects-every-key"]
     assert variant_of(parse_args(["--reject-every-key", "--page-cap", "10"])).reject_every_key
@@ -622,6 +624,7 @@ def test_command_line_knobs_adjust_the_variant() -> None:
         (["--latency-ms", "fast"], "invalid float value: 'fast'"),
         (["--first-id", str(2**63)], "--first-id must be between"),
         (["--throttle-every", "-2"], "--throttle-every must be between 0 and"),
+        (["--rate-limit", "-1"], "--rate-limit must be between 0 and"),
         (["--background-every", "0"], "--background-every must be between 1 and"),
         (["--fault", "nope"], "invalid choice: 'nope'"),
         (["--variant", "nope"], "invalid choice: 'nope'"),

@@ -46,5 +46,8 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     if throttled:
         waited = float(result.facts.get("throttle_wait_s", 0.0))
         note = f"the target throttled {throttled} answers (429/503 with Retry-After); the run waited {waited:.1f} s"
+        lowest, configured = result.facts.get("concurrency_min"), result.facts.get("concurrency")
+        if isinstance(lowest, int) and isinstance(configured, int) and lowest < configured:
+            note += f"; requests in flight went down to {lowest} (of {configured})"
         lines.insert(len(lines) - 1, note)
     return lines

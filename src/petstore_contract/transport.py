@@ -13,6 +13,8 @@ through ``Transport.session()``, goes through one ``GuardedAdapter``.  In its ``
   ``Retry-After`` (GET/HEAD only) is waited out and sent again, at most ``MAX_RESENDS`` times, each
   wait at most ``retry_after_cap`` and never past the budget; still throttled, the last answer is
   returned (the caller decides);
+- requests in flight are bounded by a ``pacing.Pacer``: ``concurrency`` at most, fewer while the
+  target throttles, with every sender of the process pausing and then paced after a 429;
 - transport trouble becomes a one-line ``TargetProblem`` naming the cause and the (redacted) request.
 
 TLS settings (``verify``, the client certificate) are the transport's, whatever a caller passes:
@@ -52,6 +54,7 @@ from requests.structures import CaseInsensitiveDict
 from urllib3.exceptions import ProtocolError
 
 from petstore_contract import record
+from petstore_contract.pacing import Pacer, Ticket
 from petstore_contract.redaction import Redactor
 
 __all__ = [
@@ -84,6 +87,9 @@ COUNTERS_GLOB = "counters-*.json"
 # "held_back": generated creates not sent on a crowded store (``Run.limit_generated_creates``).
 COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes", "created", "held_back")
 SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
+# Beside the counters too: the lowest bound on requests in flight a process came down to (``pacing``);
+# the run's is the lowest of its processes', not their sum.
+CONCURRENCY_MIN = "concurrency_min"
 SERVER_ERRORS_KEPT = 20
 READ_SIZE = 65536
 MAX_RESENDS = 3
@@ -317,6 +323,7 @@ class RunGuard:
         self._first = ""
         self._counts = dict.fromkeys(COUNTS, 0)
         self._waited = 0.0
+        self._concurrency_min: int | None = None
         self._server_errors: dict[tuple[str, str, int | None], record.Exchange] = {}
         # Other tallies of this process, written beside its counters (e.g. "coverage"): plain data
         # that ``merge_counters`` leaves alone (it sums numbers only) and their own readers merge.
@@ -465,6 +472,12 @@ class RunGuard:
             self._counts["throttled"] += 1
             self._waited += waited
 
+    def note_concurrency(self, limit: int) -> None:
+        """The process's bound on requests in flight (the configured one, then each throttled lower one)."""
+        with self._lock:
+            if self._concurrency_min is None or limit < self._concurrency_min:
+                self._concurrency_min = limit
+
     def note_server_error(self, exchange: record.Exchange) -> None:
         """A 5xx answer, kept (once per request line and status, at most ``SERVER_ERRORS_KEPT``) as evidence."""
         with self._lock:
@@ -478,9 +491,11 @@ class RunGuard:
 
     def counters(self) -> dict[str, Any]:
         """``requests`` sent, ``writes`` (not GET/HEAD/OPTIONS), ``no_answer``, ``throttled``, ``throttle_wait_s``,
-        ``repeats_not_sent`` (generated cases identical to one their test sent)."""
+        ``repeats_not_sent`` (generated cases identical to one their test sent), and ``concurrency_min``
+        (the lowest bound on requests in flight, once the transport has noted one)."""
         with self._lock:
-            return {**self._counts, "throttle_wait_s": round(self._waited, 3)}
+            lowest = {} if self._concurrency_min is None else {CONCURRENCY_MIN: self._concurrency_min}
+            return {**self._counts, "throttle_wait_s": round(self._waited, 3), **lowest}
 
     def write_counters(self, path: str | os.PathLike[str]) -> None:
         """This process's counters as JSON (e.g. ``shared_dir/counters-gw0.json``) for ``merge_counters``."""
@@ -497,12 +512,16 @@ class RunGuard:
 
 
 def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
-    """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes), and
-    under ``server_errors`` the 5xx answers each process kept (as exchange dicts)."""
+    """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes), the
+    lowest ``concurrency_min`` of them, and under ``server_errors`` the 5xx answers each process kept
+    (as exchange dicts)."""
     total: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0, SERVER_ERRORS: []}
     for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
         data = json.loads(path.read_text(encoding="utf-8"))
         total[SERVER_ERRORS] += data.pop(SERVER_ERRORS, [])
+        lowest = data.pop(CONCURRENCY_MIN, None)
+        if isinstance(lowest, int):
+            total[CONCURRENCY_MIN] = min(total.get(CONCURRENCY_MIN, lowest), lowest)
         for name, value in data.items():
             if isinstance(value, int | float) and not isinstance(value, bool):
                 total[name] = total.get(name, 0) + value
@@ -553,8 +572,9 @@ class GuardedAdapter(HTTPAdapter):
             self.cert = options.client_cert
         size = max(options.concurrency, 1)
         # One bound for the whole process, whichever thread sends: a batch of generated cases and
-        # a table sent ahead share the same ``concurrency`` requests in flight.
-        self.in_flight = threading.BoundedSemaphore(size)
+        # a table sent ahead share the same ``concurrency`` requests in flight, fewer while throttled.
+        self.pacer = Pacer(size, on_cut=guard.note_concurrency)
+        guard.note_concurrency(size)
         # Called with every request sent and its answer (``Observed``); none in an ordinary run, so
         # that only a run that keeps its exchanges (a certification bundle) pays for them.
         self.watchers: list[Callable[[Observed], None]] = []
@@ -584,8 +604,13 @@ class GuardedAdapter(HTTPAdapter):
         resendable = request.body is None or isinstance(request.body, bytes | str)
         resends = 0
         while True:
-            with self.in_flight:  # not held while waiting out a Retry-After
+            ticket = self._slot()  # not held while waiting out a Retry-After
+            try:
                 response = self._send_once(request, method, where, timeout, wanted, proxies)
+            except BaseException:
+                self.pacer.unanswered(ticket)
+                raise
+            self._pace(ticket, response)
             wait = self._throttle_wait(response, method)
             if wait is None or resends >= MAX_RESENDS or not resendable:
                 self._keep_server_error(request, method, response)
@@ -599,7 +624,25 @@ class GuardedAdapter(HTTPAdapter):
 
     def close(self) -> None:
         self.closing.set()
+        self.pacer.close()
         super().close()
+
+    def _slot(self) -> Ticket:
+        """A place among the requests in flight; a budget spent while waiting for one raises (nothing sent)."""
+        while (ticket := self.pacer.acquire(self.guard.seconds_left())) is None:
+            self.guard.check()
+        return ticket
+
+    def _pace(self, ticket: Ticket, response: requests.Response) -> None:
+        """Tell the pacer how the request fared: a 429, or a 503 with Retry-After (whatever the method),
+        is the target throttling the run; every sender then pauses as long as it asks, within the budget."""
+        after = response.headers.get("Retry-After")
+        if response.status_code != 429 and not (response.status_code == 503 and after):
+            self.pacer.answered(ticket)
+            return
+        pause = min(parse_retry_after(after) or 0.0, self.options.retry_after_cap)
+        left = self.guard.seconds_left()
+        self.pacer.throttled(ticket, 0.0 if left is not None and pause >= left else pause)
 
     def _keep_server_error(self, request: requests.PreparedRequest, method: str, response: requests.Response) -> None:
         """Every 5xx is evidence against the operation's documented answers, whichever check sent it

@@ -31,6 +31,7 @@ BOUNDS: dict[str, tuple[int | float, int | float]] = {
     "first_id": (INT64_MIN, INT64_MAX),
     "background_every": (1, 1_000_000),
     "throttle_every": (0, 1_000_000),
+    "rate_limit": (0, 1_000_000),
 }
 
 
@@ -82,6 +83,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     knobs.add_argument("--background-every", type=int, metavar="K", help="K for --background-writer (default 7)")
     knobs.add_argument("--throttle-every", type=int, metavar="N", help="answer every N-th request 429 (0: never)")
+    knobs.add_argument(
+        "--rate-limit", type=float, metavar="N", help="allow N requests a second, answer the others 429 (0: no limit)"
+    )
     knobs.add_argument("--reject-every-key", action="store_true", default=None, help="answer every request 401")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
@@ -112,6 +116,8 @@ def variant_of(args: argparse.Namespace) -> Variant:
     }
     if args.latency_ms is not None:
         changes["latency_seconds"] = args.latency_ms / 1000
+    if args.rate_limit is not None:
+        changes["rate_limit_per_second"] = args.rate_limit
     return dataclasses.replace(variant, **changes) if changes else variant  # type: ignore[arg-type]
 
 

@@ -12,8 +12,10 @@ import asyncio
 import hmac
 import html
 import json
+import math
 import random
 import re
+import time
 from typing import Any
 
 from starlette.applications import Starlette
@@ -63,6 +65,8 @@ class PetStore:
         self.routed = 0  # requests that reached an operation: what throttling and the writer count
         self.background_added = 0
         self.warmed: set[str] = set()  # operations served since start-up (the cold-start fault)
+        self.tokens = max(variant.rate_limit_per_second, 1.0)  # the rate limit's bucket starts full
+        self.refilled = time.monotonic()
         self.random = random.Random(20301205)  # deterministic "random" statuses and categories
         for n in range(1, variant.preload + 1):
             self.store_pet({"name": f"preloaded-{n}", "categoryId": (n * 37) % 101, "status": STATUSES[n % 3]})
@@ -518,6 +522,9 @@ class PetStore:
     def endpoint(self, operations: dict[str, tuple[str, Any]]) -> Any:
         async def handle(request: Request) -> Response:
             operation, handler = operations[request.method if request.method != "HEAD" else "GET"]
+            wait = self.over_rate_limit()
+            if wait:  # a gateway in front: the request never reaches the service, nor its counts
+                return self.error(429, "too_many_requests", "rate limit exceeded", {"Retry-After": str(wait)})
             self.routed += 1
             if self.variant.throttle_every and self.routed % self.variant.throttle_every == 0:
                 # Like a gateway: before authentication, and the request is not processed.
@@ -539,6 +546,20 @@ class PetStore:
                 return self.error(500, "internal_error", "the server failed")
 
         return handle
+
+    def over_rate_limit(self) -> int:
+        """Variant ``rate_limit_per_second``: 0 when a token is left (and taken), else the whole
+        seconds until the next one (the Retry-After)."""
+        rate = self.variant.rate_limit_per_second
+        if not rate:
+            return 0
+        now = time.monotonic()
+        self.tokens = min(max(rate, 1.0), self.tokens + (now - self.refilled) * rate)
+        self.refilled = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0
+        return max(1, math.ceil((1.0 - self.tokens) / rate))
 
     async def validate_before_auth(self, request: Request, operation: str) -> None:
         """Faults auth_*_validates_first: without a key, validation runs (and rejects) first."""

@@ -55,6 +55,10 @@ class Variant:
     # §8 "Rate limits and quotas: not shown": every throttle_every-th request gets 429 with
     # Retry-After: 1 and is not processed (0: never).
     throttle_every: int = 0
+    # The same, as a gateway's rate limit: a token bucket of rate_limit_per_second tokens a second,
+    # holding one second's worth; a request that finds it empty gets 429 with Retry-After and is not
+    # processed (0: no limit).  Used by selftests/test_pacing.py; not a variant of its own.
+    rate_limit_per_second: float = 0.0
     # §4.4 "GET /store/orders exists. Its parameters and payloads: not shown."
     orders_need_query: bool = False
     # §7 "The set of code values: not shown".

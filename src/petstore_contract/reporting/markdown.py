@@ -19,6 +19,7 @@ LINE_LIMIT = 300
 QUOTE_LIMIT = 400
 CURL_LIMIT = 1_200
 FACTS = ("target", "base_url", "mode", "profile", "seed", "started", "duration_s", "requests", "writes", "throttled")
+THROTTLED_FACTS = ("concurrency_min",)  # shown beside ``throttled`` only when something was throttled
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _LEADING = re.compile(r"^([#>+=-])")
 _ORDERED = re.compile(r"^(\d+)([.)])")
@@ -61,7 +62,8 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
     icon = {"conformant": "✅", "not_conformant": "❌"}.get(result.verdict, "⚠️")
     lines = [f"## {icon} Pet Store contract: {word}", "", f"**{text(view.verdict_line(result), 2_000)}**", ""]
     facts = view.public_facts(result.facts)
-    shown = [(view.FACT_LABELS[n], view.fact_text(n, facts[n])) for n in FACTS if n in facts]
+    names = FACTS + (THROTTLED_FACTS if facts.get("throttled") else ())
+    shown = [(view.FACT_LABELS[n], view.fact_text(n, facts[n])) for n in names if n in facts]
     if shown:
         lines += ["| " + " | ".join(label for label, _ in shown) + " |", "|" + "---|" * len(shown)]
         lines += ["| " + " | ".join(code(value, 120) for _, value in shown) + " |", ""]
