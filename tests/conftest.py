@@ -18,6 +18,7 @@ import pytest
 
 from petstore_contract import expect, store
 from petstore_contract.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
+from petstore_contract.document import INT64_MAX, INT64_MIN
 from petstore_contract.plugin import whole_suite_selected, will_run
 from petstore_contract.record import EMPTY_STORE, PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run, active_run
@@ -30,7 +31,6 @@ OWN_PER_STATUS_CROWDED = 1  # on a store too large to see whole, no page need sh
 GENERATED_CREATES_WHEN_CROWDED = 2
 # The list grid: status (none or each PetStatus) x limit (none, 1, 2, 5, 20, 100).
 GRID = [(status, limit) for status in store.FILTERS for limit in store.LIMITS]
-INT64_MAX = 2**63 - 1
 
 
 @dataclass
@@ -98,7 +98,7 @@ def _probe_ids(before: list[dict[str, Any]]) -> list[int]:
     ids = [p["id"] for p in before if isinstance(p.get("id"), int)]
     top = max(ids, default=0)
     candidates = [top + 1, top + 2, 0, -1, INT64_MAX - 7]
-    return [i for i in dict.fromkeys(candidates) if i not in ids and -(2**63) <= i <= INT64_MAX]
+    return [i for i in dict.fromkeys(candidates) if i not in ids and INT64_MIN <= i <= INT64_MAX]
 
 
 def _probe(answer: Row) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import pytest
 
 from petstore_contract import expect, store
 from petstore_contract.api import Request, Row, answered, answers_from_data, send_table
+from petstore_contract.document import INT64_MAX, INT64_MIN
 from petstore_contract.expect import Judge
 from petstore_contract.record import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.run import Run
@@ -23,8 +24,6 @@ from .conftest import Seeded, ahead, created_pet
 
 pytestmark = pytest.mark.writes
 
-INT64_MAX = 2**63 - 1
-INT64_MIN = -(2**63)
 Sent = tuple[dict[str, Row], dict[str, Any]]
 CLIENT_ID = 9_007_199_254_740_993  # above 2**53: a client-chosen id no service would pick by chance
 

@@ -10,6 +10,7 @@ import pytest
 
 from petstore_contract import expect, headers
 from petstore_contract.api import Request, Row, Unanswered, answered, send_table
+from petstore_contract.document import SUNSET_DATE
 from petstore_contract.expect import Judge
 from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, TARGET, Exchange, Mismatch, Note, undecided
 from petstore_contract.run import Run
@@ -17,7 +18,7 @@ from petstore_contract.transport import Answer
 
 from .conftest import Seeded, ahead, created_pet, need_own
 
-SUNSET_DAY = headers.epoch_day(2030, 12, 5)  # §4.3, §9.3
+SUNSET_DAY = headers.epoch_day(*SUNSET_DATE)  # §4.3, §9.3
 MALFORMED_IDS = ["abc", "1.5", "9223372036854775808", "-9223372036854775809", "%20", "1e3", "0x1F", "null"]
 
 

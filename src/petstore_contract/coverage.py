@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from petstore_contract.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.record import UNDECIDED, ClauseResult
-from petstore_contract.spec import INT64_MAX, INT64_MIN, operation_of
+from petstore_contract.spec import operation_of
 from petstore_contract.transport import COUNTERS_GLOB, Observed
 
-STATUSES = ("available", "pending", "sold")
 LIST, CREATE, READ, ORDERS = "GET /pets", "POST /pets", "GET /pets/{petId}", "GET /store/orders"
 NOT_SHOWN = "not shown"  # GET /store/orders: §4.4 shows no status
 OTHER_INTENT = "other"  # meant to be refused in a way the document leaves open

@@ -39,7 +39,6 @@ from petstore_contract.record import (
 from petstore_contract.spec import schema_errors
 from petstore_contract.transport import TargetProblem
 
-STATUSES = ("available", "pending", "sold")
 SHOWN = 200  # characters of a value quoted in an observation
 # The suite-mutation self-test names clauses (or "all") whose judgements become no-ops: each must
 # then end undecided, never conforming (selftests/test_unexamined.py).

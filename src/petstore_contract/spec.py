@@ -14,8 +14,7 @@ from urllib.parse import urlsplit
 import jsonschema
 import yaml
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
+from petstore_contract.document import INT64_MAX, INT64_MIN
 
 
 def data_file(name: str) -> Path:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-STATUSES = ("available", "pending", "sold")
+from petstore_contract.document import STATUSES
+
 LIMITS = (None, 1, 2, 5, 20, 100)  # None: no limit parameter (the default, 20)
 FILTERS = (None, *STATUSES)  # None: no status parameter
 FULL_STORE = 101  # one more than the largest page, so that "never more than 100" can be seen

@@ -17,12 +17,12 @@ from typing import NoReturn
 
 import uvicorn
 
+from petstore_contract.document import INT64_MAX, INT64_MIN
 from petstore_contract.reference.app import build_app
 from petstore_contract.reference.faults import FAULTS
 from petstore_contract.reference.server import bind_loopback
 from petstore_contract.reference.variants import UNJUDGEABLE, VARIANTS, Variant
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Bounds of the numeric knobs that adjust the chosen --variant: option dest -> (lowest, highest).
 BOUNDS: dict[str, tuple[int | float, int | float]] = {
     "preload": (0, 1_000_000),

@@ -25,12 +25,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
+from petstore_contract.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.reference.faults import FAULTS
 from petstore_contract.reference.variants import REFERENCE, Variant
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-STATUSES = ("available", "pending", "sold")
 MAX_BODY_BYTES = 1_000_000
 # RFC 9745: an sf-date (2026-01-01T00:00:00Z); RFC 8594: an IMF-fixdate (§9.3: 5 December 2030).
 DEPRECATION = "@1767225600"
