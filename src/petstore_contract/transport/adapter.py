@@ -1,0 +1,375 @@
+"""The one adapter every request of a run goes through (see the package's docstring)."""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import io
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http.client import RemoteDisconnected
+from typing import Any
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ProtocolError
+
+from petstore_contract.pacing import Pacer, Ticket
+from petstore_contract.redaction import Redactor
+from petstore_contract.transport.answers import build_exchange
+from petstore_contract.transport.guard import RunGuard
+from petstore_contract.transport.options import TransportOptions, origin
+from petstore_contract.transport.problems import BUDGET, TargetProblem, describe, reason
+
+READ_SIZE = 65536
+MAX_RESENDS = 3
+BODY_TIME_FACTOR = 3
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait for a ``Retry-After`` value (delay-seconds or HTTP-date); None if absent or invalid."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _seconds(timeout: Any, default: float) -> float:
+    """The longest single wait a requests ``timeout`` argument allows (for messages and the body deadline)."""
+    if timeout is None:
+        return default
+    if isinstance(timeout, int | float):
+        return float(timeout)
+    if isinstance(timeout, tuple):
+        values = [float(v) for v in timeout if v is not None]
+        return max(values) if values else default
+    if isinstance(timeout, urllib3.Timeout):
+        values = [v for v in (timeout.connect_timeout, timeout.read_timeout) if isinstance(v, int | float)]
+        return float(max(values)) if values else default
+    return default
+
+
+def _cut_timeout(timeout: Any, wanted: float, cut: float) -> Any:
+    """The caller's timeout with no part longer than ``cut`` (what is left of the budget)."""
+    if cut >= wanted and timeout is not None:
+        return timeout
+    if isinstance(timeout, tuple):
+        return tuple(cut if v is None else min(float(v), cut) for v in timeout)
+    return cut
+
+
+def _dropped_before_answer(exc: BaseException) -> bool:
+    """A keep-alive connection that the server closed as the request went out (no answer started)."""
+    cause = exc.args[0] if exc.args else None
+    return (
+        isinstance(cause, ProtocolError)
+        and len(cause.args) == 2
+        and isinstance(cause.args[1], RemoteDisconnected | ConnectionResetError | BrokenPipeError)
+    )
+
+
+# -- the adapter -----------------------------------------------------------------------------------
+
+
+class _BodyProblem(Exception):
+    pass
+
+
+@dataclass(frozen=True, eq=False)
+class Observed:
+    """One request as it went out on the wire and what came back, for the adapter's ``watchers``.
+
+    Raw: not redacted (a watcher that keeps it redacts it, e.g. ``har.Recorder``).  ``status`` None:
+    no answer, ``problem`` says why.  Times: ``started`` epoch seconds, ``wait`` until the answer's
+    headers (or the failure), ``receive`` reading the body.
+    """
+
+    request: requests.PreparedRequest
+    started: float
+    wait: float
+    receive: float = 0.0
+    status: int | None = None
+    reason: str = ""
+    version: int = 11
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    problem: str = ""
+
+
+class GuardedAdapter(HTTPAdapter):
+    """The one adapter of a run: guard, origin, budgeted timeout, bounded body, Retry-After."""
+
+    def __init__(self, options: TransportOptions, guard: RunGuard, redactor: Redactor) -> None:
+        self.options = options
+        self.guard = guard
+        self.redact = redactor
+        self.origin = origin(options.base_url)
+        self.closing = threading.Event()
+        if options.client_cert and options.client_key:
+            self.cert: str | tuple[str, str] | None = (options.client_cert, options.client_key)
+        else:
+            self.cert = options.client_cert
+        size = max(options.concurrency, 1)
+        # One bound for the whole process, whichever thread sends: a batch of generated cases and
+        # a table sent ahead share the same ``concurrency`` requests in flight, fewer while throttled.
+        self.pacer = Pacer(size, on_cut=guard.note_concurrency)
+        guard.note_concurrency(size)
+        # Called with every request sent and its answer (``Observed``); none in an ordinary run, so
+        # that only a run that keeps its exchanges (a certification bundle) pays for them.
+        self.watchers: list[Callable[[Observed], None]] = []
+        super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
+
+    def send(
+        self,
+        request: requests.PreparedRequest,
+        stream: bool = False,
+        timeout: Any = None,
+        verify: bool | str = True,
+        cert: Any = None,
+        proxies: Mapping[str, str] | None = None,
+    ) -> requests.Response:
+        method = (request.method or "GET").upper()
+        url = request.url or ""
+        where = f"{method} {self.redact(url)}"
+        there = origin(url)
+        if there != self.origin:
+            line = (
+                f"{where}: not sent: {there} is not the target's origin ({self.origin}); "
+                "the API key goes to the target only"
+            )
+            self.guard.noted(line)
+            raise TargetProblem(line, request=request)
+        wanted = _seconds(timeout, self.options.timeout)
+        resendable = request.body is None or isinstance(request.body, bytes | str)
+        resends = 0
+        while True:
+            ticket = self._slot()  # not held while waiting out a Retry-After
+            try:
+                response = self._send_once(request, method, where, timeout, wanted, proxies)
+            except BaseException:
+                self.pacer.unanswered(ticket)
+                raise
+            self._pace(ticket, response)
+            wait = self._throttle_wait(response, method)
+            if wait is None or resends >= MAX_RESENDS or not resendable:
+                self._keep_server_error(request, method, response)
+                if method == "POST" and response.status_code == 201:
+                    self.guard.count_created()
+                return response
+            resends += 1
+            self.guard.count_throttled(wait)
+            if self.closing.wait(wait):
+                return response
+
+    def close(self) -> None:
+        self.closing.set()
+        self.pacer.close()
+        super().close()
+
+    def _slot(self) -> Ticket:
+        """A place among the requests in flight; a budget spent while waiting for one raises (nothing sent)."""
+        while (ticket := self.pacer.acquire(self.guard.seconds_left())) is None:
+            self.guard.check()
+        return ticket
+
+    def _pace(self, ticket: Ticket, response: requests.Response) -> None:
+        """Tell the pacer how the request fared: a 429, or a 503 with Retry-After (whatever the method),
+        is the target throttling the run; every sender then pauses as long as it asks, within the budget."""
+        after = response.headers.get("Retry-After")
+        if response.status_code != 429 and not (response.status_code == 503 and after):
+            self.pacer.answered(ticket)
+            return
+        pause = min(parse_retry_after(after) or 0.0, self.options.retry_after_cap)
+        left = self.guard.seconds_left()
+        self.pacer.throttled(ticket, 0.0 if left is not None and pause >= left else pause)
+
+    def _keep_server_error(self, request: requests.PreparedRequest, method: str, response: requests.Response) -> None:
+        """Every 5xx is evidence against the operation's documented answers, whichever check sent it
+        (set-up, a table, a generated case); a 503 with Retry-After is the target throttling, not a fault."""
+        status = response.status_code
+        if status < 500 or (status == 503 and response.headers.get("Retry-After")):
+            return
+        body = request.body if isinstance(request.body, bytes | str) else None
+        pairs = list(response.headers.items())
+        exchange = build_exchange(
+            self.redact,
+            method,
+            request.url or "",
+            request.headers,
+            body,
+            status=status,
+            response_headers=pairs,
+            response_body=response.content or b"",
+        )
+        self.guard.note_server_error(exchange)
+
+    # one request
+
+    def _send_once(
+        self,
+        request: requests.PreparedRequest,
+        method: str,
+        where: str,
+        timeout: Any,
+        wanted: float,
+        proxies: Mapping[str, str] | None,
+    ) -> requests.Response:
+        self.guard.check()
+        cut = self.guard.timeout(wanted)
+        sent_timeout = _cut_timeout(timeout, wanted, cut)
+        self.guard.count_sent(method)
+        opened = self._opened_connections()
+        started, clock = time.time(), time.monotonic()
+        try:
+            streamed = super().send(
+                request, stream=True, timeout=sent_timeout, verify=self.options.verify, cert=self.cert, proxies=proxies
+            )
+        except requests.exceptions.RequestException as exc:
+            if not (_dropped_before_answer(exc) and self._opened_connections() == opened):
+                raise self._no_answer(
+                    describe(exc, where, self.origin, cut), where, request, (started, clock)
+                ) from None
+            # A keep-alive connection closed by the server as the request went out: send once more on a
+            # fresh one, as browsers and curl do (Schemathesis does the same for its own sessions).  A
+            # write sent again is counted apart and shown in every report: the server may have taken both.
+            self._observe(request, (started, clock), problem="connection closed as the request went out; sent again")
+            self.guard.count_resent(method)
+            started, clock = time.time(), time.monotonic()
+            try:
+                streamed = super().send(
+                    request,
+                    stream=True,
+                    timeout=_cut_timeout(timeout, wanted, self.guard.timeout(wanted)),
+                    verify=self.options.verify,
+                    cert=self.cert,
+                    proxies=proxies,
+                )
+            except requests.exceptions.RequestException as again:
+                line = describe(again, where, self.origin, cut)
+                raise self._no_answer(line, where, request, (started, clock)) from None
+        answered = time.monotonic()
+        left = self.guard.seconds_left()
+        body_seconds = BODY_TIME_FACTOR * wanted if left is None else max(0.05, min(BODY_TIME_FACTOR * wanted, left))
+        try:
+            body = self._read(streamed, body_seconds)
+        except _BodyProblem as exc:
+            raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
+        self.guard.answered()
+        if self.watchers:
+            raw = streamed.raw
+            answer = {"status": raw.status, "reason": raw.reason or "", "version": raw.version, "body": body}
+            self._observe(request, (started, clock), answered, headers=tuple(raw.headers.items()), **answer)
+        return self.build_response(request, self._in_memory(streamed, body, method))
+
+    def _observe(
+        self, request: requests.PreparedRequest, sent: tuple[float, float], answered: float | None = None, **answer: Any
+    ) -> None:
+        """Hand one exchange to the watchers (``sent``: epoch and monotonic time it went out)."""
+        if not self.watchers:
+            return
+        started, clock = sent
+        now = time.monotonic()
+        wait = (answered if answered is not None else now) - clock
+        seen = Observed(request, started, wait, now - clock - wait, **answer)
+        for watcher in self.watchers:
+            # Bookkeeping must never fail a request; a recorder that lost an exchange shows in
+            # ``petstore-contract verify`` (the HAR's entries against the requests counted).
+            with contextlib.suppress(Exception):
+                watcher(seen)
+
+    def _no_answer(
+        self, line: str, where: str, request: requests.PreparedRequest, sent: tuple[float, float] | None = None
+    ) -> TargetProblem:
+        if sent is not None:
+            self._observe(request, sent, problem=line)
+        self.guard.failed(line)
+        spent = self.guard.budget_spent()
+        if spent:
+            return TargetProblem(f"{spent}; {where} was cut short", kind=BUDGET, request=request)
+        return TargetProblem(line, request=request)
+
+    def _read(self, response: requests.Response, seconds: float) -> bytes:
+        """At most ``max_body_bytes`` of the (decoded) body within ``seconds``; ``read1`` returns what has arrived."""
+        limit = self.options.max_body_bytes
+        raw = response.raw
+        deadline = time.monotonic() + seconds
+        chunks: list[bytes] = []
+        size = 0
+        complete = False
+        try:
+            while chunk := raw.read1(READ_SIZE, decode_content=True):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > limit:
+                    raise _BodyProblem(f"answer body exceeds {limit} bytes (--max-body-bytes); stopped reading")
+                if time.monotonic() > deadline:
+                    raise _BodyProblem(f"answer body still arriving after {seconds:g} s; stopped reading")
+            complete = True
+        except _BodyProblem:
+            raise
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+            if isinstance(exc, urllib3.exceptions.ReadTimeoutError | TimeoutError):
+                raise _BodyProblem("answer body stalled: nothing more arrived within the request timeout") from None
+            raise _BodyProblem(f"connection broke mid-body ({reason(exc)})") from None
+        finally:
+            if complete:
+                raw.release_conn()  # read to the end: the connection goes back to the pool
+            else:
+                response.close()  # closes the connection and frees its place in the pool
+        return b"".join(chunks)
+
+    def _in_memory(self, response: requests.Response, body: bytes, method: str) -> urllib3.HTTPResponse:
+        raw = response.raw
+        headers = urllib3.HTTPHeaderDict(raw.headers)
+        encodings = [e.strip().lower() for e in headers.get("Content-Encoding", "").split(",") if e.strip()]
+        decoded = bool(encodings) and all(e in urllib3.HTTPResponse.CONTENT_DECODERS for e in encodings)
+        if decoded:
+            headers.discard("Content-Encoding")
+        headers.discard("Transfer-Encoding")
+        if decoded and method != "HEAD":
+            headers["Content-Length"] = str(len(body))  # the decoded length, as the body now is
+        return urllib3.HTTPResponse(
+            body=io.BytesIO(body),
+            headers=headers,
+            status=raw.status,
+            version=raw.version,
+            reason=raw.reason,
+            preload_content=False,
+            decode_content=False,
+            request_method=method,
+            request_url=response.url,
+        )
+
+    def _throttle_wait(self, response: requests.Response, method: str) -> float | None:
+        """Seconds to wait before sending again, or None: not throttled, or the wait would outlive the budget."""
+        if response.status_code == 429 or (response.status_code == 503 and method in ("GET", "HEAD")):
+            after = parse_retry_after(response.headers.get("Retry-After"))
+        else:
+            return None
+        if after is None:
+            return None
+        wait = min(after, self.options.retry_after_cap)
+        left = self.guard.seconds_left()
+        if left is not None and wait >= left:
+            return None
+        return wait
+
+    def _opened_connections(self) -> int:
+        total = 0
+        for manager in (self.poolmanager, *self.proxy_manager.values()):
+            for key in list(manager.pools.keys()):
+                pool = manager.pools.get(key)
+                if pool is not None:
+                    total += pool.num_connections
+        return total

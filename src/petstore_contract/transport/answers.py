@@ -1,0 +1,73 @@
+"""Answers of the targeted tests and recorded exchanges (the key replaced by its variable)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from requests.structures import CaseInsensitiveDict
+
+from petstore_contract import record
+from petstore_contract.redaction import Redactor
+
+# Not shown in a recorded exchange: transport details a replay (curl) sets by itself.
+HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "accept-encoding"})
+
+
+# -- answers and exchanges -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Answer:
+    """The answer to a targeted test's request (the body whole, within ``max_body_bytes``)."""
+
+    status: int
+    headers: CaseInsensitiveDict[str]
+    body: bytes
+    exchange: record.Exchange
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The body as JSON; ValueError when it is not JSON (the caller turns that into a finding)."""
+        return json.loads(self.body)
+
+
+def _text(body: bytes | str | None) -> str | None:
+    if body is None:
+        return None
+    return body if isinstance(body, str) else body.decode("utf-8", errors="replace")
+
+
+def build_exchange(
+    redactor: Redactor,
+    method: str,
+    url: str,
+    request_headers: Mapping[str, str],
+    request_body: bytes | str | None,
+    *,
+    status: int | None = None,
+    response_headers: Iterable[tuple[str, str]] = (),
+    response_body: bytes = b"",
+    problem: str = "",
+) -> record.Exchange:
+    """A recorded exchange, redacted: the key as ``$<key variable>``, its encodings as [REDACTED]."""
+    show = redactor.for_exchange
+    body_text = _text(request_body)
+    return record.Exchange(
+        method=method,
+        url=show(url),
+        request_headers=tuple(
+            (name, show(str(value))) for name, value in request_headers.items() if name.lower() not in HOP_HEADERS
+        ),
+        request_body=None if body_text is None else record.cut(show(body_text)),
+        status=status,
+        response_headers=tuple((name, show(value)) for name, value in response_headers),
+        response_body=record.cut(show(response_body.decode("utf-8", errors="replace"))),
+        response_length=len(response_body),
+        problem=redactor(problem),
+    )

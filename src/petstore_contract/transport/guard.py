@@ -1,0 +1,267 @@
+"""The run's guard: budget, circuit breaker and counters, shared by the run's processes through files."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from petstore_contract import record
+from petstore_contract.transport.options import TransportOptions
+from petstore_contract.transport.problems import BUDGET, TARGET, TargetProblem
+
+BREAKER_FILE = "breaker-open"
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+COUNTERS_GLOB = "counters-*.json"
+# A run's counters (RunGuard); "resent_writes": requests not safe to repeat that were sent again on a
+# fresh connection after the server closed a kept-alive one as they went out (counted and reported).
+# "created": POSTs answered 201, the animals a run added to a store that has no delete;
+# "held_back": generated creates not sent on a crowded store (``Run.limit_generated_creates``).
+COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes", "created", "held_back")
+SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
+# Beside the counters too: the lowest bound on requests in flight a process came down to (``pacing``);
+# the run's is the lowest of its processes', not their sum.
+CONCURRENCY_MIN = "concurrency_min"
+SERVER_ERRORS_KEPT = 20
+
+
+# -- the run's guard -------------------------------------------------------------------------------
+
+
+class RunGuard:
+    """The run budget, the circuit breaker and the counters of one process; thread-safe.
+
+    The deadline is an epoch time (the pytest controller computes it and hands it to xdist workers).
+    When ``shared_dir`` is set, opening the breaker writes ``shared_dir/breaker-open`` (its one-line
+    reason) and ``check()`` in every process of the run sees it.  Once open, the breaker stays open
+    for the run.  Counters are per process: each writes them with ``write_counters`` (name the file
+    ``counters-<worker>.json`` in ``shared_dir``) and the controller sums them with ``merge_counters``.
+    """
+
+    def __init__(
+        self,
+        *,
+        deadline: float | None = None,
+        budget: float | None = None,
+        trip_after: int = 3,
+        shared_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.deadline = deadline
+        self.budget = budget
+        self.trip_after = trip_after
+        self.shared_dir = Path(shared_dir) if shared_dir is not None else None
+        self._lock = threading.Lock()
+        self._streak = 0
+        self._open: str | None = None
+        self._first = ""
+        self._counts = dict.fromkeys(COUNTS, 0)
+        self._waited = 0.0
+        self._concurrency_min: int | None = None
+        self._server_errors: dict[tuple[str, str, int | None], record.Exchange] = {}
+        # Other tallies of this process, written beside its counters (e.g. "coverage"): plain data
+        # that ``merge_counters`` leaves alone (it sums numbers only) and their own readers merge.
+        self.tallies: dict[str, Callable[[], Any]] = {}
+
+    @classmethod
+    def from_options(cls, options: TransportOptions) -> RunGuard:
+        return cls(
+            deadline=options.deadline,
+            budget=options.budget,
+            trip_after=options.trip_after,
+            shared_dir=options.shared_dir,
+        )
+
+    # budget
+
+    def seconds_left(self) -> float | None:
+        """What is left of the budget (may be negative); None without a budget."""
+        return None if self.deadline is None else self.deadline - time.time()
+
+    def budget_spent(self) -> str | None:
+        left = self.seconds_left()
+        if left is None or left > 0:
+            return None
+        if self.budget is None:
+            return "run budget spent (--run-budget)"
+        return f"run budget of {self.budget:g} s spent (--run-budget)"
+
+    def timeout(self, wanted: float) -> float:
+        """The request timeout, cut to what is left of the budget (at least 50 ms)."""
+        left = self.seconds_left()
+        return wanted if left is None else max(0.05, min(wanted, left))
+
+    # breaker
+
+    @property
+    def breaker_path(self) -> Path | None:
+        return self.shared_dir / BREAKER_FILE if self.shared_dir is not None else None
+
+    def breaker_open(self) -> str | None:
+        """The breaker's one-line reason if it is open here or in another process of the run."""
+        if self._open is not None:
+            return self._open
+        path = self.breaker_path
+        if path is None or not path.exists():
+            return None
+        try:
+            text = path.read_text(encoding="utf-8").strip().splitlines()
+        except OSError:
+            text = []
+        with self._lock:
+            if self._open is None:
+                self._open = text[0] if text else "target unusable (breaker opened by another process of the run)"
+                self._first = self._first or self._open
+        return self._open
+
+    def check(self) -> None:
+        """Raise TargetProblem instead of sending when the budget is spent or the breaker is open."""
+        spent = self.budget_spent()
+        if spent:
+            line = f"{spent}; request not sent"
+            self.noted(line)
+            raise TargetProblem(line, kind=BUDGET)
+        problem = self.breaker_open()
+        if problem:
+            raise TargetProblem(problem, kind=TARGET)
+
+    def failed(self, cause: str) -> None:
+        """Count a request that got no answer; ``trip_after`` in a row open the breaker.
+
+        A request cut short because the budget ran out says nothing about the target: it is counted
+        as unanswered but does not feed the breaker.
+        """
+        with self._lock:
+            self._counts["no_answer"] += 1
+            self._first = self._first or cause
+            if self.budget_spent() or self._open is not None:
+                return
+            self._streak += 1
+            if not self.trip_after or self._streak < self.trip_after:
+                return
+            self._open = (
+                f"target unusable: {self._streak} requests in a row got no answer (last: {cause}); "
+                "no more requests are sent"
+            )
+            opened = self._open
+        self._publish(opened)
+
+    def answered(self) -> None:
+        with self._lock:
+            self._streak = 0
+
+    def noted(self, problem: str) -> None:
+        """Remember a one-line problem that is not a missing answer (the first one is the run's)."""
+        with self._lock:
+            self._first = self._first or problem
+
+    @property
+    def first_problem(self) -> str:
+        """The first one-line problem of the run in this process ("" if none), for the verdict line."""
+        return self._first
+
+    def _publish(self, line: str) -> None:
+        path = self.breaker_path
+        if path is None or path.exists():
+            return
+        temporary = path.with_name(f".{BREAKER_FILE}.{os.getpid()}.{threading.get_ident()}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(line + "\n", encoding="utf-8")
+            os.replace(temporary, path)  # readers see the whole line or nothing
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+
+    # counters
+
+    def count_sent(self, method: str) -> None:
+        with self._lock:
+            self._counts["requests"] += 1
+            if method.upper() not in READ_METHODS:
+                self._counts["writes"] += 1
+
+    def count_repeat(self) -> None:
+        """A generated case that would have asked again what its test already asked: not sent."""
+        with self._lock:
+            self._counts["repeats_not_sent"] += 1
+
+    def count_resent(self, method: str) -> None:
+        self.count_sent(method)
+        if method.upper() not in READ_METHODS:
+            with self._lock:
+                self._counts["resent_writes"] += 1
+
+    def count_held_back(self) -> None:
+        """A generated create not sent: the run's allowance of new animals on a crowded store is spent."""
+        with self._lock:
+            self._counts["held_back"] += 1
+
+    def count_created(self) -> None:
+        with self._lock:
+            self._counts["created"] += 1
+
+    def count_throttled(self, waited: float) -> None:
+        with self._lock:
+            self._counts["throttled"] += 1
+            self._waited += waited
+
+    def note_concurrency(self, limit: int) -> None:
+        """The process's bound on requests in flight (the configured one, then each throttled lower one)."""
+        with self._lock:
+            if self._concurrency_min is None or limit < self._concurrency_min:
+                self._concurrency_min = limit
+
+    def note_server_error(self, exchange: record.Exchange) -> None:
+        """A 5xx answer, kept (once per request line and status, at most ``SERVER_ERRORS_KEPT``) as evidence."""
+        with self._lock:
+            key = (exchange.method, exchange.url, exchange.status)
+            if key not in self._server_errors and len(self._server_errors) < SERVER_ERRORS_KEPT:
+                self._server_errors[key] = exchange
+
+    def server_errors(self) -> list[record.Exchange]:
+        with self._lock:
+            return list(self._server_errors.values())
+
+    def counters(self) -> dict[str, Any]:
+        """``requests`` sent, ``writes`` (not GET/HEAD/OPTIONS), ``no_answer``, ``throttled``, ``throttle_wait_s``,
+        ``repeats_not_sent`` (generated cases identical to one their test sent), and ``concurrency_min``
+        (the lowest bound on requests in flight, once the transport has noted one)."""
+        with self._lock:
+            lowest = {} if self._concurrency_min is None else {CONCURRENCY_MIN: self._concurrency_min}
+            return {**self._counts, "throttle_wait_s": round(self._waited, 3), **lowest}
+
+    def write_counters(self, path: str | os.PathLike[str]) -> None:
+        """This process's counters as JSON (e.g. ``shared_dir/counters-gw0.json``) for ``merge_counters``."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}")
+        data = {
+            **self.counters(),
+            SERVER_ERRORS: [exchange.to_dict() for exchange in self.server_errors()],
+            **{name: tally() for name, tally in self.tallies.items()},
+        }
+        temporary.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, target)
+
+
+def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes), the
+    lowest ``concurrency_min`` of them, and under ``server_errors`` the 5xx answers each process kept
+    (as exchange dicts)."""
+    total: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0, SERVER_ERRORS: []}
+    for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        total[SERVER_ERRORS] += data.pop(SERVER_ERRORS, [])
+        lowest = data.pop(CONCURRENCY_MIN, None)
+        if isinstance(lowest, int):
+            total[CONCURRENCY_MIN] = min(total.get(CONCURRENCY_MIN, lowest), lowest)
+        for name, value in data.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                total[name] = total.get(name, 0) + value
+    total["throttle_wait_s"] = round(float(total["throttle_wait_s"]), 3)
+    return total
