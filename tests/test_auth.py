@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import expect, headers
+from petstore_contract import ahead, expect, headers
+from petstore_contract.ahead import sent_ahead
 from petstore_contract.api import UNSET, Api, Request, Row, attempt, send_table
 from petstore_contract.expect import Judge
+from petstore_contract.preparation import Seeded
 from petstore_contract.record import PRECONDITION, Mismatch, undecided
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
-
-from .conftest import Seeded, ahead
 
 
 @dataclass(frozen=True)
@@ -114,11 +114,16 @@ def _rows(read_only: bool) -> list[tuple[str, Operation, Credential, dict[str, A
     return [row for row in rows if not (read_only and row[1].method == "POST")]
 
 
-@ahead("refused")
+@sent_ahead("refused")
 def _refused(run: Run, seeded: Seeded) -> dict[str, Row]:
     rows = {row[0]: row for row in _rows(run.read_only)}
     own = _own_id(seeded)
     return run.once_answers("refused", lambda: _send_rows(run.api, run, own, rows))
+
+
+@pytest.fixture(scope="module")
+def refused(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "refused", seeded)
 
 
 def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, Row]:
@@ -182,11 +187,16 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
                 )
 
 
-@ahead("accepted")
+@sent_ahead("accepted")
 def _accepted(run: Run, seeded: Seeded) -> dict[str, Row]:
     valid = Credential("", "Bearer {key}")
     rows = {op.name: (op.name, op, valid, {}) for op in OPERATIONS if not (run.read_only and op.method == "POST")}
     return run.once_answers("accepted", lambda: _send_rows(run.api, run, _own_id(seeded), rows))
+
+
+@pytest.fixture(scope="module")
+def accepted(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "accepted", seeded)
 
 
 @pytest.mark.clause("auth.accepted")
@@ -200,10 +210,15 @@ def test_valid_key_is_accepted(accepted: dict[str, Row], judge: Judge, operation
         expect.key_accepted(answer)
 
 
-@ahead("schemes")
+@sent_ahead("schemes")
 def _schemes(run: Run, seeded: Seeded) -> dict[str, Row]:
     table = {s: Request("GET", "/store/orders", authorization=f"{s} {{key}}") for s in SCHEMES}
     return run.once_answers("schemes", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def schemes(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "schemes", seeded)
 
 
 @pytest.mark.clause("auth.scheme-case")

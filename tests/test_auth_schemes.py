@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import expect
+from petstore_contract import ahead, expect
+from petstore_contract.ahead import sent_ahead
 from petstore_contract.api import Request, send_table
 from petstore_contract.expect import Judge
+from petstore_contract.preparation import Seeded
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
-
-from .conftest import Seeded, ahead
 
 # scheme -> where it sorts against "bearer" (the row id says why it is there)
 OTHER_SCHEMES = {
@@ -43,7 +43,7 @@ def _own_id(seeded: Seeded) -> int:
     return int(pets[0]["id"]) if pets else 1
 
 
-@ahead("other_schemes")
+@sent_ahead("other_schemes")
 def _other_schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
     table: dict[str, Request] = {}
     for op, (method, path) in OPERATIONS.items():
@@ -55,6 +55,11 @@ def _other_schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
                 options["json_body"] = {"name": run.name("auth-scheme"), "categoryId": 1, "status": "available"}
             table[f"{op}-{row}"] = Request(method, path.replace("{own}", str(_own_id(seeded))), **options)
     return run.once_answers("other_schemes", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def other_schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
+    return ahead.answers(run, "other_schemes", seeded)
 
 
 @pytest.mark.clause("auth.invalid")

@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import expect, store
+from petstore_contract import ahead, expect, store
+from petstore_contract.ahead import sent_ahead
 from petstore_contract.api import Request, Row, answered, answers_from_data, send_table
 from petstore_contract.document import INT64_MAX, INT64_MIN
 from petstore_contract.expect import Judge
+from petstore_contract.preparation import Seeded, created_pet
 from petstore_contract.record import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.run import Run
 from petstore_contract.spec import schema_errors
 from petstore_contract.transport import Answer
-
-from .conftest import Seeded, ahead, created_pet
 
 pytestmark = pytest.mark.writes
 
@@ -155,7 +155,7 @@ def _table_of(bodies: dict[str, Any], table: dict[str, Request]) -> dict[str, Re
     }
 
 
-@ahead("sent")
+@sent_ahead("sent")
 def _sent(run: Run, seeded: Seeded) -> tuple[dict[str, Row], dict[str, Any]]:
     """The create table, then each animal it added read back by its id (``read-<key>``)."""
     table, bodies = _table(run, seeded.crowded)
@@ -168,6 +168,11 @@ def _sent(run: Run, seeded: Seeded) -> tuple[dict[str, Row], dict[str, Any]]:
         return created | send_table(run.api, reads)
 
     return run.once_answers("create", send), shared
+
+
+@pytest.fixture(scope="module")
+def sent(run: Run, seeded: Seeded) -> tuple[dict[str, Row], dict[str, Any]]:
+    return ahead.answers(run, "sent", seeded)
 
 
 def _judge_created(judge: Judge, answer: Answer, sent: dict[str, Any]) -> dict[str, Any] | None:
@@ -238,7 +243,7 @@ def _ghost_bodies(run: Run) -> dict[str, dict[str, Any]]:
     }
 
 
-@ahead("ghosts")
+@sent_ahead("ghosts")
 def _ghosts(run: Run, seeded: Seeded) -> dict[str, Row]:
     """The invalid bodies, then (once they are answered) the sold page and an unfiltered one."""
 
@@ -251,6 +256,11 @@ def _ghosts(run: Run, seeded: Seeded) -> dict[str, Row]:
         return send_table(run.api, posts) | send_table(run.api, lists)
 
     return run.once_answers("ghosts", send)
+
+
+@pytest.fixture(scope="module")
+def ghosts(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "ghosts", seeded)
 
 
 @pytest.mark.clause("create.id")

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import expect, store
+from petstore_contract import ahead, expect, store
+from petstore_contract.ahead import sent_ahead
 from petstore_contract.api import Request, Row, send_table
 from petstore_contract.expect import Judge
+from petstore_contract.preparation import GRID, Grid, Seeded
 from petstore_contract.record import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
-
-from .conftest import GRID, Grid, Seeded, ahead
 
 # Out-of-range or malformed limits: §8 gives the bounds, not the answer to values outside them,
 # so a 4xx Error (reject) and a 200 within the bounds (clamp, or ignore) both honour it.
@@ -173,13 +173,18 @@ def test_status_page_is_exactly_the_matching_animals(
             )
 
 
-@ahead("odd_queries")
+@sent_ahead("odd_queries")
 def _odd_queries(run: Run, seeded: Seeded) -> dict[str, Row]:
     """Limits at and beyond the bounds, malformed limits, unknown statuses: one table, side by side."""
     table = {f"max-{limit}": Request("GET", "/pets", params={"limit": limit}) for limit in MAXIMUM_LIMITS}
     table |= {f"limit-{limit}": Request("GET", "/pets", params={"limit": limit}) for limit in INVALID_LIMITS}
     table |= {f"status-{status}": Request("GET", "/pets", params={"status": status}) for status in UNKNOWN_STATUSES}
     return run.once_answers("odd-queries", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def odd_queries(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "odd_queries", seeded)
 
 
 @pytest.mark.clause("list.limit.maximum")

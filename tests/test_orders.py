@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import pytest
 
-from petstore_contract import expect
+from petstore_contract import ahead, expect
+from petstore_contract.ahead import sent_ahead
 from petstore_contract.api import Request, Row, send_table
 from petstore_contract.expect import Judge
+from petstore_contract.preparation import Seeded
 from petstore_contract.record import Mismatch
 from petstore_contract.run import Run
 
-from .conftest import Seeded, ahead
 
-
-@ahead("orders")
+@sent_ahead("orders")
 def _orders(run: Run, seeded: Seeded) -> dict[str, Row]:
     return run.once_answers("orders", lambda: send_table(run.api, {"orders": Request("GET", "/store/orders")}))
+
+
+@pytest.fixture(scope="module")
+def orders(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "orders", seeded)
 
 
 @pytest.mark.clause("orders.available")

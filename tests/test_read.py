@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import expect, headers
+from petstore_contract import ahead, expect, headers
+from petstore_contract.ahead import sent_ahead
 from petstore_contract.api import Request, Row, Unanswered, answered, send_table
 from petstore_contract.document import SUNSET_DATE
 from petstore_contract.expect import Judge
+from petstore_contract.preparation import Seeded, created_pet, need_own
 from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, TARGET, Exchange, Mismatch, Note, undecided
 from petstore_contract.run import Run
 from petstore_contract.transport import Answer
-
-from .conftest import Seeded, ahead, created_pet, need_own
 
 SUNSET_DAY = headers.epoch_day(*SUNSET_DATE)  # §4.3, §9.3
 MALFORMED_IDS = ["abc", "1.5", "9223372036854775808", "-9223372036854775809", "%20", "1e3", "0x1F", "null"]
@@ -38,7 +38,7 @@ def _twin_bodies(run: Run) -> dict[str, dict[str, Any]]:
     }
 
 
-@ahead("twins")
+@sent_ahead("twins")
 def _twins(run: Run, seeded: Seeded) -> dict[str, Row]:
     """Both twins created side by side, then each read back by the id it was given."""
 
@@ -50,6 +50,11 @@ def _twins(run: Run, seeded: Seeded) -> dict[str, Row]:
         return created | send_table(run.api, reads)
 
     return run.once_answers("twins", send)
+
+
+@pytest.fixture(scope="module")
+def twins(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "twins", seeded)
 
 
 @pytest.mark.writes
@@ -179,7 +184,7 @@ def test_unknown_id_error_body(unknown: dict[str, Row], judge: Judge, seeded: Se
     raise undecided("errors.body", STORE_TOO_LARGE, "no probed id answered 404")
 
 
-@ahead("unknown")
+@sent_ahead("unknown")
 def _unknown(run: Run, seeded: Seeded) -> dict[str, Row]:
     """The ids set-up probed and got an answer for, asked again side by side."""
     table = {pet_id: Request("GET", f"/pets/{pet_id}") for pet_id, probe in seeded.probes.items()}
@@ -187,10 +192,20 @@ def _unknown(run: Run, seeded: Seeded) -> dict[str, Row]:
     return run.once_answers("unknown", lambda: send_table(run.api, table))
 
 
-@ahead("malformed")
+@pytest.fixture(scope="module")
+def unknown(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "unknown", seeded)
+
+
+@sent_ahead("malformed")
 def _malformed(run: Run, seeded: Seeded) -> dict[str, Row]:
     table = {pet_id: Request("GET", f"/pets/{pet_id}") for pet_id in MALFORMED_IDS}
     return run.once_answers("malformed", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def malformed(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "malformed", seeded)
 
 
 @pytest.mark.clause("responses.documented")

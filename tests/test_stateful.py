@@ -16,11 +16,10 @@ from schemathesis import GenerationMode
 
 from petstore_contract.expect import Judge
 from petstore_contract.generated import CUSTOM_CHECKS
+from petstore_contract.preparation import Seeded
 from petstore_contract.record import BUDGET, TARGET, Finding, Violation, find_error
 from petstore_contract.run import current_run
 from petstore_contract.transport import TargetProblem
-
-from .conftest import Seeded
 
 FIELDS = ("name", "categoryId", "status")
 CLAUSE = "stateful.round-trip"

@@ -57,9 +57,16 @@ def unjudged(clause: str) -> bool:
 
 
 class Answer(Protocol):
-    status: int
-    body: bytes
-    exchange: Exchange
+    """What a check reads of an answer (read-only: a transport answer, a replayed one, an unanswered row)."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def body(self) -> bytes: ...
+
+    @property
+    def exchange(self) -> Exchange: ...
 
     @property
     def headers(self) -> Any: ...

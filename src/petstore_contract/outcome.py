@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from petstore_contract.expect import Judge
@@ -104,3 +106,41 @@ def _overall(record: TestRecord) -> str:
         if outcome in outcomes:
             return outcome
     return NOT_SELECTED if record.outcome == NOT_SELECTED else CONFORMS
+
+
+class FailureRepr:
+    """A failure's text whose first line pytest shows as the failure's one-line message.
+
+    pytest's short summary and JUnit's ``message`` read ``longrepr.reprcrash.message``; the whole
+    text is the evidence.  (Under xdist a report's longrepr travels as its text.)
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.reprcrash = _Crash(text.splitlines()[0] if text else "")
+
+    def toterminal(self, out: Any) -> None:
+        for line in self.text.splitlines():
+            out.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Crash:
+    def __init__(self, message: str) -> None:
+        self.message, self.path, self.lineno = message, "", 0
+
+
+def failure_text(record: TestRecord) -> str:
+    """First line: the clause and the broken expectation (JUnit's message); then the evidence."""
+    lines = [f.summary() for f in record.findings] or [record.detail]
+    for finding in record.findings[:3]:
+        if finding.exchange is not None:
+            exchange = finding.exchange
+            lines += [
+                "",
+                f"{finding.clause}: replay: {exchange.curl()}",
+                f"  answered HTTP {exchange.status}: {exchange.response_body[:500]}",
+            ]
+    return "\n".join(lines)

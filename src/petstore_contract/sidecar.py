@@ -31,7 +31,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ def children_for(far_children: int, near: bool, cores: int) -> int:
     """How many child processes a module gets.
 
     None on a single core: a child only helps by running beside this process.  Near the target
-    (a round trip under the plugin's ``CHILD_ROUND_TRIP``) one child walks the chains one after the other, beside
+    (a round trip under the session's ``CHILD_ROUND_TRIP``) one child walks the chains one after the other, beside
     the rest of the run; far from it each chain is long enough to be worth a child of its own.
     Measured on 2 cores (default profile): at 20 ms one child 4.9-5.2 s, two 5.6 s, inline 6.3-6.5 s;
     at 50 ms one child 6.5-6.6 s, two 6.0-6.3 s; on the embedded reference one child 5.0 s, inline 5.2 s.
@@ -222,6 +222,56 @@ class Sidecar:
             self.process.wait()
 
 
+class ChildProcesses:
+    """The parent's side: the modules of ``MODULES`` in child processes, each test placed in one."""
+
+    def __init__(self) -> None:
+        self.sidecars: dict[str, list[Sidecar]] = {}  # module name -> its child processes
+        self.placed: dict[str, Sidecar] = {}  # a selected test's node id -> the child that runs it
+
+    def start(self, suite: Path, settings: dict[str, Any], redact: Callable[[str], str], near: bool) -> None:
+        """Each module's children, started now so that they collect while the parent does: one child
+        near the target, the module's number far from it, none on a single core (``children_for``)."""
+        for name, far_children in MODULES.items():
+            module = suite / name
+            count = children_for(far_children, near, usable_cores())
+            if module.is_file() and count:
+                self.sidecars[name] = [Sidecar(module, settings, redact, n + 1) for n in range(count)]
+
+    def describe(self) -> str:
+        """Where the child processes run what, e.g. "test_stateful.py in 2 child processes"."""
+        counts = {name: len(children) for name, children in self.sidecars.items() if children}
+        return ", ".join(f"{name} in {n} child process{'es' if n > 1 else ''}" for name, n in counts.items())
+
+    def runs(self, item: pytest.Item) -> bool:
+        return module_of(item) in self.sidecars
+
+    def deal(self, items: list[pytest.Item]) -> None:
+        """Deal each module's selected tests out among its children; stop the children with none."""
+        for name, children in self.sidecars.items():
+            selected = [item for item in items if module_of(item) == name]
+            for number, child in enumerate(children):
+                share = selected[number :: len(children)]
+                self.placed |= {item.nodeid: child for item in share}
+                if share:
+                    child.select([key_of(item) for item in share])
+                else:
+                    child.stop()
+            children[:] = [child for child in children if child in self.placed.values()]
+
+    def outcome(self, item: pytest.Item) -> tuple[BaseException | None, dict[str, int]] | None:
+        """What the test raised in its child, and its judgements by clause; None: it runs here."""
+        sidecar = self.placed.get(item.nodeid)
+        return sidecar.outcome(key_of(item)) if sidecar is not None else None
+
+    def stop(self) -> None:
+        for children in self.sidecars.values():
+            for sidecar in children:
+                sidecar.stop()
+        self.sidecars.clear()
+        self.placed.clear()
+
+
 # -- the child's side --------------------------------------------------------------------------------
 
 
@@ -237,8 +287,9 @@ def child_settings() -> dict[str, Any] | None:
     return settings
 
 
-class ChildSession:
-    """The child's plugin: runs what the parent selected, and reports each test's outcome as data."""
+class ChildSide:
+    """What a child process does for its parent (called by the session object): runs exactly the tests
+    the parent selected, and reports each test's outcome as data."""
 
     def __init__(self, guard: RunGuard, shared_dir: str) -> None:
         self.guard = guard
@@ -247,24 +298,18 @@ class ChildSession:
         # Descriptor 0 itself: pytest replaces sys.stdin while it captures (--capture=sys leaves fd 0).
         threading.Thread(target=_exit_with_parent, args=(0,), daemon=True).start()
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def select(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         selected = set(_wait_for_json(self.directory / SELECTED))
         config.hook.pytest_deselected(items=[i for i in items if key_of(i) not in selected])
         items[:] = [i for i in items if key_of(i) in selected]
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
+    def publish(self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> None:
         if call.when == "call" or (call.when == "setup" and not report.passed):
             # Counters first: once the parent sees the last outcome, the run's counters are whole.
             self.guard.write_counters(self.directory.parent / f"counters-{self.name}.json")
             error = call.excinfo.value if call.excinfo is not None else None
             judge = item.stash.get(JUDGE_KEY, None)
             _publish(_outcome_path(self.directory, key_of(item)), encode(error, judge.examined if judge else None))
-        return report
 
 
 def _wait_for_json(path: Path) -> Any:
