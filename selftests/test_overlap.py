@@ -92,7 +92,7 @@ def test_a_generated_test_sends_a_repeated_request_once() -> None:
         )
         run = Run(settings, KEY)
         try:
-            schema = run.schema(GenerationMode.POSITIVE)
+            schema = run.cases.schema(GenerationMode.POSITIVE)
             orders = schema["/store/orders"]["GET"]
             pets = schema["/pets"]["GET"]
             in_order = [
@@ -100,10 +100,10 @@ def test_a_generated_test_sends_a_repeated_request_once() -> None:
                 pets.Case(query={"status": "sold", "limit": 5}),
             ]
             for _test in range(2):  # each test asks again what the one before asked
-                run.defer()
+                run.cases.defer()
                 for case in (orders.Case(), orders.Case(), *in_order, pets.Case(query={"limit": 5, "status": "sold"})):
-                    run.call_and_judge(case)
-                run.judge_deferred()
+                    run.cases.call_and_judge(case)
+                run.cases.judge_deferred()
             counters = run.guard.counters()
         finally:
             run.close()
@@ -114,7 +114,7 @@ def test_a_generated_test_sends_a_repeated_request_once() -> None:
 def test_a_request_without_the_key_is_not_the_same_as_one_with_it() -> None:
     run = Run(RunSettings("local", "http://127.0.0.1:9/v1", "PETSTORE_API_KEY", read_only=True), KEY)
     try:
-        orders = run.schema(GenerationMode.NEGATIVE)["/store/orders"]["GET"]
+        orders = run.cases.schema(GenerationMode.NEGATIVE)["/store/orders"]["GET"]
         with_key = generated.request_fingerprint(
             orders.Case(), run.settings.base_url, {"Authorization": "Bearer " + KEY}
         )

@@ -38,8 +38,8 @@ def reads(prepared: Prepared) -> list[tuple[dict[str, Any], Row]]:
 @pytest.fixture(autouse=True)
 def set_up(request: pytest.FixtureRequest) -> None:
     """Set-up before any test (see ``preparation.prepare``).  A generated test starts drawing at
-    once: its cases wait for set-up before they are sent (``Run.hold_cases_until``)."""
+    once: its cases wait for set-up before they are sent (``GeneratedCases.hold_cases_until``)."""
     run: Run = request.getfixturevalue("run")
-    drawing_first = request.node.get_closest_marker("deferred") is not None and run.cases_held
+    drawing_first = request.node.get_closest_marker("deferred") is not None and run.cases.cases_held
     if not drawing_first:
         request.getfixturevalue("prepared")

@@ -17,8 +17,8 @@ from schemathesis import GenerationMode
 from petstore_contract.run import current_run
 
 _run = current_run()
-positive = _run.schema(GenerationMode.POSITIVE)
-negative = _run.schema(GenerationMode.NEGATIVE)
+positive = _run.cases.schema(GenerationMode.POSITIVE)
+negative = _run.cases.schema(GenerationMode.NEGATIVE)
 
 CLAUSES = pytest.mark.clause("responses.documented", "json.content-type", "auth.challenge", "errors.body")
 
@@ -28,7 +28,7 @@ CLAUSES = pytest.mark.clause("responses.documented", "json.content-type", "auth.
 @CLAUSES
 @positive.parametrize()
 def test_valid_requests_get_conformant_answers(case: Any) -> None:
-    current_run().call_and_judge(case)
+    current_run().cases.call_and_judge(case)
 
 
 @pytest.mark.generated
@@ -36,4 +36,4 @@ def test_valid_requests_get_conformant_answers(case: Any) -> None:
 @CLAUSES
 @negative.parametrize()
 def test_invalid_requests_are_rejected_or_harmless(case: Any) -> None:
-    current_run().call_and_judge(case)
+    current_run().cases.call_and_judge(case)

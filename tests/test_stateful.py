@@ -105,10 +105,10 @@ def run_sequences(walk: int, judge: Judge, crowded: bool = False) -> None:
     """One walk of the state machine over the spec's links: the run's seed and the walk's number
     pick its sequences (the same seed walks the same sequences)."""
     run = current_run()
-    schema = run.schema(GenerationMode.POSITIVE)
-    seen = RoundTrip(run.exchange_of)
+    schema = run.cases.schema(GenerationMode.POSITIVE)
+    seen = RoundTrip(run.cases.exchange_of)
     hooks = {"POST /pets": seen.created, "GET /pets/{petId}": seen.read, "GET /pets": seen.listed}
-    kwargs = run.call_kwargs()
+    kwargs = run.cases.call_kwargs()
 
     class Sequences(schema.as_state_machine()):  # type: ignore[misc]
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
@@ -124,7 +124,7 @@ def run_sequences(walk: int, judge: Judge, crowded: bool = False) -> None:
             # The state machine's own validation keeps its record of the scenario (stateful checks).
             checks = CUSTOM_CHECKS
             try:
-                run.judge_response(
+                run.cases.judge_response(
                     case, response, lambda: super(Sequences, self).validate_response(response, case, checks, **call)
                 )
             except Violation as violation:

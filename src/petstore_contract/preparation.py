@@ -239,7 +239,7 @@ def prepare(run: Run) -> Prepared:
     """
     seeded = Seeded(**run.once("seeded", lambda: seed(run, run.api).to_dict()))
     if seeded.crowded and not run.read_only:
-        run.limit_generated_creates(GENERATED_CREATES_WHEN_CROWDED)
+        run.cases.limit_creates(GENERATED_CREATES_WHEN_CROWDED)
     return Prepared(seeded, _grid(run, run.api, seeded), _reads(run, run.api, seeded))
 
 
@@ -251,4 +251,4 @@ def prepared_of(run: Run) -> Prepared:
 def start_set_up(run: Run) -> None:
     """Set-up in the background; generated cases, drawn meanwhile, go out once it is done."""
     run.start("prepare", lambda: prepare(run))
-    run.hold_cases_until("prepare")
+    run.cases.hold_cases_until("prepare")

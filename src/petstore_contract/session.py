@@ -70,7 +70,7 @@ class ContractSession:
         # The pre-flight waits for the target's answer (on the embedded reference, for its process to
         # start: 0.15-0.2 s); the schemas collection needs load first, so that wait overlaps work.
         if self.embedded is not None:
-            self.run.load_schemas_ahead()
+            self.run.cases.load_schemas_ahead()
         self.preflight = self._check_target()
         if not self.preflight:
             self._start_children()
@@ -137,19 +137,19 @@ class ContractSession:
         run = self.run
         deferring = item.get_closest_marker("deferred") is not None
         if deferring:
-            run.defer()
-        run.take_examined()  # what an earlier test left: each test counts its own judgements
+            run.cases.defer()
+        run.cases.take_examined()  # what an earlier test left: each test counts its own judgements
         try:
             try:
                 result = yield
             except BaseException:
                 if deferring:
-                    run.drop_deferred()
+                    run.cases.drop_deferred()
                 raise
             if deferring:
-                run.judge_deferred()
+                run.cases.judge_deferred()
         finally:
-            for clause, exchanges in run.take_examined().items():  # the generated cases judged
+            for clause, exchanges in run.cases.take_examined().items():  # the generated cases judged
                 judge_of(item).count(clause, exchanges)
         judge = item.stash.get(JUDGE_KEY, None)
         if judge is not None:

@@ -21,7 +21,7 @@ COUNTERS_GLOB = "counters-*.json"
 # A run's counters (RunGuard); "resent_writes": requests not safe to repeat that were sent again on a
 # fresh connection after the server closed a kept-alive one as they went out (counted and reported).
 # "created": POSTs answered 201, the animals a run added to a store that has no delete;
-# "held_back": generated creates not sent on a crowded store (``Run.limit_generated_creates``).
+# "held_back": generated creates not sent on a crowded store (``GeneratedCases.limit_creates``).
 COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes", "created", "held_back")
 SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
 # Beside the counters too: the lowest bound on requests in flight a process came down to (``pacing``);
