@@ -9,12 +9,10 @@ fault changes behaviour.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import html
 import json
 import math
 import random
-import re
 import time
 from typing import Any
 
@@ -25,24 +23,21 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
-from petstore_contract.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.document import INT64_MIN, STATUSES
 from petstore_contract.reference.faults import FAULTS
+from petstore_contract.reference.rules import (
+    DEPRECATION,
+    INTEGER,
+    SUNSET,
+    BadRequest,
+    Rules,
+    is_int64,
+    reject_constant,
+    salvage,
+)
 from petstore_contract.reference.variants import REFERENCE, Variant
 
 MAX_BODY_BYTES = 1_000_000
-# RFC 9745: an sf-date (2026-01-01T00:00:00Z); RFC 8594: an IMF-fixdate (§9.3: 5 December 2030).
-DEPRECATION = "@1767225600"
-SUNSET = "Thu, 05 Dec 2030 00:00:00 GMT"
-_INTEGER = re.compile(r"-?[0-9]{1,20}")
-_ABSENT = object()
-
-
-class BadRequest(Exception):
-    """A request to reject with a 4xx Error: 400 unless a variant answers 422 for query values."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class PetStore:
@@ -56,6 +51,7 @@ class PetStore:
         self.fault = fault
         # Insertion order is creation order (an id handed out again keeps its first place).
         self.pets: dict[int, dict[str, Any]] = {}
+        self.rules = Rules(api_key, variant, fault, self.pets)
         self.next_id = variant.first_id
         self.allocated = 0  # ids handed out so far
         self.request_count = 0  # every HTTP request (RequestCounter)
@@ -127,7 +123,7 @@ class PetStore:
             return self.unauthorized(presented=False, operation=operation)
         scheme, _, token = header.strip().partition(" ")
         token = token.strip()
-        if self.accepted(scheme, token, header, operation):
+        if self.rules.accepted(scheme, token, header, operation):
             refused = {"read": "auth_read_rejects_valid_key", "orders": "auth_orders_rejects_valid_key"}
             if operation in refused and self.has(refused[operation]):
                 return self.unauthorized(presented=True, operation=operation)
@@ -136,46 +132,7 @@ class PetStore:
             return self.error(403, "forbidden", "key not accepted")
         return self.unauthorized(presented=True, operation=operation)
 
-    def accepted(self, scheme: str, token: str, header: str, operation: str = "") -> bool:
-        key = self.api_key
-        if self.has("auth_accepts_bare_key") and hmac.compare_digest(header.strip(), key):
-            return True
-        if self.has("auth_accepts_basic") and scheme.lower() == "basic" and token:
-            return True
-        if self.has("auth_any_scheme") and token and hmac.compare_digest(token.encode(), key.encode()):
-            return True
-        scheme_ok = scheme == "Bearer" if self.has("auth_case_sensitive_scheme") else scheme.lower() == "bearer"
-        if self.has("auth_scheme_by_order"):
-            scheme_ok = scheme.lower() <= "bearer"  # found by mutation testing: Basic, ApiKey, Bear pass
-        if not scheme_ok:
-            return False
-        if self.has("auth_empty_token") and token == "":
-            return True
-        if token and (self.has("auth_any_key") or (operation == "orders" and self.has("auth_orders_any_token"))):
-            return True
-        if self.has("auth_key_prefix") and token and key.startswith(token):
-            return True
-        if self.has("auth_key_case_insensitive") and token.lower() == key.lower():
-            return True
-        if self.has("auth_key_extra_char") and len(token) == len(key) + 1 and token.startswith(key):
-            return True
-        return hmac.compare_digest(token.encode(), key.encode())
-
     # -- pets -----------------------------------------------------------------------------
-
-    def present(self, pet: dict[str, Any], *, listed: bool = False) -> dict[str, Any]:
-        out = dict(pet)
-        if self.variant.extra_fields:
-            out["tags"] = []
-            out["createdBy"] = "reference"
-        if listed:
-            if self.has("list_item_id_string"):
-                out["id"] = str(out["id"])
-            if self.has("list_item_status_uppercase") and "status" in out:
-                out["status"] = out["status"].upper()
-            if self.has("list_item_missing_category"):
-                out.pop("categoryId", None)
-        return out
 
     def allocate_id(self) -> int:
         if self.has("create_id_reused"):
@@ -206,43 +163,10 @@ class PetStore:
 
     # -- GET /pets --------------------------------------------------------------------------
 
-    def parse_limit(self, raw: str | None) -> int:
-        if raw is None:
-            return 50 if self.has("list_default_50") else 5 if self.has("list_default_5") else 20
-        if not _INTEGER.fullmatch(raw):
-            if self.has("list_500_on_non_integer_limit"):
-                raise RuntimeError("limit is not an integer")
-            if self.variant.out_of_range == "clamp":
-                return 20
-            raise BadRequest("limit must be an integer between 1 and 100", self.variant.invalid_query_status)
-        value = int(raw)
-        if value < 0 and self.has("list_500_on_negative_limit"):
-            raise RuntimeError("negative limit")
-        if value == 0 and self.has("list_zero_limit_returns_all"):
-            return len(self.pets) + 1
-        low = 2 if self.has("list_rejects_limit_1") else 1
-        high = 1000 if self.has("list_no_maximum") else 99 if self.has("list_rejects_limit_100") else 100
-        if low <= value <= high:
-            return value
-        if self.variant.out_of_range == "clamp":
-            return min(max(value, 1), 100)
-        raise BadRequest(f"limit must be between 1 and 100, got {value}", self.variant.invalid_query_status)
-
-    def parse_status_filter(self, raw: str | None) -> str | None:
-        if raw is None:
-            return None
-        if raw in STATUSES:
-            return raw
-        if self.has("list_500_on_unknown_status"):
-            raise RuntimeError("unknown status")
-        if self.variant.out_of_range == "clamp":
-            return None
-        raise BadRequest(f"status must be one of {', '.join(STATUSES)}", self.variant.invalid_query_status)
-
     def check_query(self, request: Request) -> tuple[int, str | None]:
         return (
-            self.parse_limit(request.query_params.get("limit")),
-            self.parse_status_filter(request.query_params.get("status")),
+            self.rules.parse_limit(request.query_params.get("limit")),
+            self.rules.parse_status_filter(request.query_params.get("status")),
         )
 
     async def list_pets(self, request: Request) -> Response:
@@ -280,7 +204,7 @@ class PetStore:
             chosen = []
         if self.has("list_repeats_animal") and len(matching) > size >= 2:
             chosen = [*chosen[:-1], chosen[0]]
-        page = [self.present(p, listed=True) for p in chosen]
+        page = [self.rules.present(p, listed=True) for p in chosen]
         headers = {"X-Total-Count": str(len(matching))} if self.variant.paging_headers else {}
         if self.has("deprecation_on_list"):
             headers |= {"Deprecation": DEPRECATION, "Sunset": SUNSET}
@@ -301,114 +225,23 @@ class PetStore:
                 raise RuntimeError("empty body")
             raise BadRequest("request body is empty")
         try:
-            return json.loads(raw, parse_constant=_reject_constant)
+            return json.loads(raw, parse_constant=reject_constant)
         except (ValueError, RecursionError) as exc:
             if self.has("create_500_on_invalid_json"):
                 raise RuntimeError("invalid JSON") from exc
             raise BadRequest("request body is not valid JSON") from exc
 
-    def validate_new_pet(self, body: Any) -> dict[str, Any]:
-        if not isinstance(body, dict):
-            if self.has("create_500_on_non_object"):
-                raise RuntimeError("body is not an object")
-            raise BadRequest("request body must be a JSON object")
-        pet: dict[str, Any] = {}
-        pet["name"] = self.validate_name(body)
-        pet["categoryId"] = self.validate_category(body)
-        status = self.validate_status(body)
-        if status is not _ABSENT:
-            pet["status"] = status
-        unknown = set(body) - {"name", "categoryId", "status"}
-        if unknown and self.variant.reject_unknown_fields:
-            raise BadRequest(f"unknown fields: {', '.join(sorted(unknown))}")
-        return pet
-
-    def validate_name(self, body: dict[str, Any]) -> str:
-        name = self.validate_name_type(body)
-        if self.variant.reject_angle_brackets and ("<" in name or ">" in name):
-            raise BadRequest("name must not contain < or >")
-        if self.variant.unique_names and any(p.get("name") == name for p in self.pets.values()):
-            raise BadRequest("an animal with that name exists already")
-        return name
-
-    def validate_name_type(self, body: dict[str, Any]) -> str:
-        if "name" not in body:
-            if self.has("create_accepts_missing_name"):
-                return "unnamed"
-            raise BadRequest("name is required")
-        name = body["name"]
-        if not isinstance(name, str):
-            if self.has("create_coerces_name") and name is not None:
-                return json.dumps(name)
-            raise BadRequest("name must be a string")
-        if self.has("create_500_on_control_chars") and any(ord(c) < 0x20 for c in name):
-            raise RuntimeError("control character in name")
-        limit = self.variant.name_max_length
-        if limit is not None and len(name) > limit:
-            raise BadRequest(f"name must be at most {limit} characters")
-        if self.variant.reject_blank_names and not name.strip():
-            raise BadRequest("name must not be blank")
-        return name
-
-    def validate_category(self, body: dict[str, Any]) -> int:
-        if "categoryId" not in body:
-            if self.has("create_accepts_missing_category"):
-                return 0
-            raise BadRequest("categoryId is required")
-        value = body["categoryId"]
-        if isinstance(value, bool):
-            if self.has("create_accepts_bool_category"):
-                return int(value)
-            raise BadRequest("categoryId must be an integer")
-        if isinstance(value, str) and self.has("create_coerces_string_category") and _INTEGER.fullmatch(value):
-            value = int(value)
-        if isinstance(value, float) and self.has("create_accepts_float_category"):
-            value = int(value)
-        if not isinstance(value, int):
-            raise BadRequest("categoryId must be an integer")
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise BadRequest("categoryId must fit in 64 bits")
-        if value < 0 and self.variant.positive_categories:
-            raise BadRequest("categoryId must not be negative")
-        if self.has("create_category_float_precision"):
-            return int(float(value))
-        return value
-
-    def validate_status(self, body: dict[str, Any]) -> Any:
-        if "status" not in body:
-            if self.has("create_default_status_null"):
-                return None
-            if self.has("create_default_status_unknown"):
-                return "new"
-            return _ABSENT if self.variant.default_status is None else self.variant.default_status
-        status = body["status"]
-        if status is None:
-            if self.has("create_accepts_null_status"):
-                return None
-            raise BadRequest("status must not be null")
-        if status not in STATUSES:
-            if self.has("create_accepts_unknown_status") and isinstance(status, str):
-                return status
-            if self.has("create_accepts_status_any_case") and isinstance(status, str) and status.lower() in STATUSES:
-                return status.lower()
-            raise BadRequest(f"status must be one of {', '.join(STATUSES)}")
-        if status == "sold" and self.has("create_rejects_sold"):
-            raise BadRequest("sold animals cannot be added")
-        if self.has("create_ignores_status"):
-            return "available"
-        return status
-
     async def create_pet(self, request: Request) -> Response:
         body = await self.read_body(request)
         try:
-            pet = self.validate_new_pet(body)
+            pet = self.rules.validate_new_pet(body)
         except BadRequest:
             if (
                 self.has("create_rejected_still_stored")
                 and isinstance(body, dict)
                 and isinstance(body.get("name"), str)
             ):
-                self.store_pet(_salvage(body))
+                self.store_pet(salvage(body))
             raise
         if self.has("create_truncates_long_name"):
             pet["name"] = pet["name"][:50]
@@ -423,10 +256,10 @@ class PetStore:
         if self.has("create_negative_category_abs"):
             pet["categoryId"] = abs(pet["categoryId"])
         chosen = body.get("id") if self.has("create_honours_client_id") else None
-        if not (_is_int64(chosen) and chosen not in self.pets):
+        if not (is_int64(chosen) and chosen not in self.pets):
             chosen = None
         pet = self.store_pet(pet, chosen)
-        answer = self.present(pet)
+        answer = self.rules.present(pet)
         if self.has("store_latin1_names"):
             # The echo is built from the request; what is kept went through a Latin-1 column.
             pet["name"] = pet["name"].encode("latin-1", "replace").decode("latin-1")
@@ -438,32 +271,10 @@ class PetStore:
 
     # -- GET /pets/{petId} ------------------------------------------------------------------
 
-    def deprecation_headers(self, pet_id: int | None) -> dict[str, str]:
-        if self.has("read_no_deprecation"):
-            return {}
-        deprecation, sunset = DEPRECATION, SUNSET
-        if self.has("read_deprecation_http_date"):
-            deprecation = "Thu, 01 Jan 2026 00:00:00 GMT"
-        if self.has("read_deprecation_boolean"):
-            deprecation = "true"
-        if self.has("read_deprecation_in_future"):
-            deprecation = "@1893456000"  # 2030-01-01
-        if self.has("read_sunset_wrong_day"):
-            sunset = "Fri, 05 Dec 2031 00:00:00 GMT"
-        if self.has("read_sunset_before_deprecation"):
-            deprecation = "@1956528000"  # 2032-01-01, after the Sunset
-        if self.has("read_sunset_not_http_date"):
-            sunset = "2030-12-05"
-        if self.has("read_sunset_day_before"):
-            sunset = "Wed, 04 Dec 2030 23:00:00 GMT"  # midnight in Central Europe, one day early in GMT
-        if self.has("read_deprecation_even_ids") and pet_id is not None and pet_id % 2 == 0:
-            return {"Sunset": sunset}
-        return {"Deprecation": deprecation, "Sunset": sunset}
-
     async def get_pet(self, request: Request) -> Response:
         raw = request.path_params["petId"]
-        pet_id = int(raw) if _INTEGER.fullmatch(raw) else None
-        headers = self.deprecation_headers(pet_id)
+        pet_id = int(raw) if INTEGER.fullmatch(raw) else None
+        headers = self.rules.deprecation_headers(pet_id)
         if pet_id is not None and INT64_MIN <= pet_id < 0 and self.has("read_500_on_negative_id"):
             raise RuntimeError("negative id")
         if self.has("read_off_by_one") and pet_id is not None:
@@ -483,7 +294,7 @@ class PetStore:
             if (
                 self.has("read_invents_future_ids")
                 and pet_id is not None
-                and _is_int64(pet_id)
+                and is_int64(pet_id)
                 and pet_id >= self.next_id
             ):
                 invented = {"id": pet_id, "name": f"pet-{pet_id}", "categoryId": 1, "status": "available"}
@@ -493,7 +304,7 @@ class PetStore:
             if self.has("read_unknown_400"):
                 return self.error(400, "bad_request", f"no animal with id {raw}", headers)
             return self.error(404, "not_found", "no animal with that id", headers)
-        answer = self.present(pet)
+        answer = self.rules.present(pet)
         if self.has("read_drops_status"):
             answer.pop("status", None)
         if self.has("read_changes_name"):
@@ -562,7 +373,7 @@ class PetStore:
     async def validate_before_auth(self, request: Request, operation: str) -> None:
         """Faults auth_*_validates_first: without a key, validation runs (and rejects) first."""
         if operation == "create" and self.has("auth_create_validates_first"):
-            self.validate_new_pet(await self.read_body(request))
+            self.rules.validate_new_pet(await self.read_body(request))
         if operation == "list" and self.has("auth_list_validates_first"):
             self.check_query(request)
 
@@ -592,25 +403,6 @@ class RequestCounter:
             if self.store.variant.latency_seconds:
                 await asyncio.sleep(self.store.variant.latency_seconds)
         await self.app(scope, receive, send)
-
-
-def _is_int64(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
-
-
-def _salvage(body: dict[str, Any]) -> dict[str, Any]:
-    """What a careless server stores from a body it rejects (fault create_rejected_still_stored)."""
-    category = body.get("categoryId")
-    status = body.get("status")
-    return {
-        "name": body["name"],
-        "categoryId": category if _is_int64(category) else 0,
-        "status": status if status in STATUSES else "available",
-    }
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def build_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = None) -> Starlette:
