@@ -2,9 +2,9 @@
 
     python -m petstore_contract.selfcheck.mutate [--sample N] [--seed S] [--jobs N|auto] [--timeout S]
 
-cosmic-ray plants one fault at a time in ``reference/app.py`` (the only module of ``reference/`` with
-store logic: ``variants.py`` is data whose entries all run at import, ``faults.py`` loads the catalog,
-the rest serves sockets), the contract suite judges the mutated reference as a user would, and every
+cosmic-ray plants one fault at a time in ``reference/app.py`` and ``reference/rules.py`` (the modules of
+``reference/`` with store logic and the document's rules: ``variants.py`` is data whose entries all run
+at import, ``faults.py`` loads the catalog, the rest serves sockets), the contract suite judges the mutated reference as a user would, and every
 mutant the suite passes must be classified in ``mutants.toml`` as equivalent or legitimate.  Steps:
 
 1. every mutant of the module (cosmic-ray's operators), into a session file (``--session``);
@@ -48,7 +48,7 @@ from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parents[3]
 SOURCE = "src"
-MODULES = ("petstore_contract/reference/app.py",)  # under src/
+MODULES = ("petstore_contract/reference/app.py", "petstore_contract/reference/rules.py")  # under src/
 DEFAULT_SEED = 20301205
 DEFAULT_TIMEOUT = 180.0
 
