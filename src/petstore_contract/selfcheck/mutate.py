@@ -3,9 +3,10 @@
     python -m petstore_contract.selfcheck.mutate [--sample N] [--seed S] [--jobs N|auto] [--timeout S]
 
 cosmic-ray plants one fault at a time in ``reference/app.py`` and ``reference/rules.py`` (the modules of
-``reference/`` with store logic and the document's rules: ``variants.py`` is data whose entries all run
-at import, ``faults.py`` loads the catalog, the rest serves sockets), the contract suite judges the mutated reference as a user would, and every
-mutant the suite passes must be classified in ``mutants.toml`` as equivalent or legitimate.  Steps:
+``reference/`` with store logic and the document's rules: ``variants.py`` is data whose entries all run at
+import, ``faults.py`` loads the catalog, the rest serves sockets), the contract suite judges the mutated
+reference as a user would, and every mutant the suite passes must be classified in ``mutants.toml`` as
+equivalent or legitimate. Steps:
 
 1. every mutant of the module (cosmic-ray's operators), into a session file (``--session``);
 2. left out, each with its reason: the operator families that are noise here (``session.py``), and the
