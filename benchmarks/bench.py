@@ -10,7 +10,7 @@ random key, an empty store) that answers each request ``--latencies`` ms late (t
 ``latency_seconds``: the distance is the server's, on purpose; nothing here sleeps). Requests and
 writes (requests other than GET/HEAD/OPTIONS) are counted at that server.
 
-- ``suite``: ``pytest tests --base-url URL --contract-profile default --concurrency N`` through
+- ``suite``: ``pytest tests --base-url URL --contract-profile default --contract-concurrency N`` through
   ``selfcheck.run_suite`` (key in PETSTORE_API_KEY), serially (N = 1) and at the default (16);
   ``suite -n 2`` adds pytest-xdist. ``suite (embedded)`` gives no ``--base-url``: the suite starts its
   own reference. The wall time is the whole process: start-up, collection, requests, reports.
@@ -699,8 +699,8 @@ def measure_all(plan: Plan, guard: Guard) -> list[Measurement]:
         floor = run_floor_row(0, recording, DEFAULT_CONCURRENCY)
         row.notes = "; ".join(filter(None, [row.notes, f"its floor replay: {floor.seconds:.2f} s ({floor.notes})"]))
         return [row]
-    gate = ["--contract-profile", plan.profile, "--concurrency", DEFAULT]
-    serial = ["--contract-profile", plan.profile, "--concurrency", "1"]
+    gate = ["--contract-profile", plan.profile, "--contract-concurrency", DEFAULT]
+    serial = ["--contract-profile", plan.profile, "--contract-concurrency", "1"]
     for _ in range(plan.repeats):
         rows.append(guard.run(run_suite_row, "suite (embedded reference)", 0, None, gate, DEFAULT)[0])
     for latency in plan.latencies:
@@ -1026,8 +1026,8 @@ NOTES = (
     "latency is the server's (`latency_seconds`, an `asyncio.sleep` before every answer). Requests and writes "
     "are counted at that server (writes: methods other than GET/HEAD/OPTIONS), except the embedded reference, "
     "counted by the suite (`summary.json`). Suite rows use `--contract-profile default` (the gate); "
-    "`concurrency` is `--concurrency N` (default {concurrency}). The verdict is `summary.json`'s; Schemathesis' "
-    "is its exit code, with the project's `spec/schemathesis.toml`, `--seed {seed}`, the key by `-H`. "
+    "`concurrency` is `--contract-concurrency N` (default {concurrency}). The verdict is `summary.json`'s; "
+    "Schemathesis' is its exit code, with the project's `spec/schemathesis.toml`, `--seed {seed}`, the key by `-H`. "
     "The floor replays, in another process, the requests recorded in the same repeat's default-concurrency "
     "suite run, over {concurrency} keep-alive `requests.Session` connections, with the dependency model of "
     "`bench.py`'s docstring; its time is the replay's only (no start-up). Wall times are medians of the runs; "
@@ -1075,7 +1075,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         type=numbers,
         default=None,
         metavar="MS,MS",
-        help="latencies with a serial (--concurrency 1) row (default: all)",
+        help="latencies with a serial (--contract-concurrency 1) row (default: all)",
     )
     parser.add_argument(
         "--st-workers",

@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 SERVER = HERE / "blind" / "server.py"
 MISSES = HERE / "blind_misses.toml"
 CROWDED = 150  # the blind catalog's crowded store (more than a page of 100)
-SUITE_ARGS = ("--contract-profile", "quick", "--child-processes", "none")
+SUITE_ARGS = ("--contract-profile", "quick", "--contract-child-processes", "none")
 
 
 @dataclass(frozen=True)

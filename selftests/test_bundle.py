@@ -244,10 +244,10 @@ def test_verify_needs_a_directory(tmp_path: Path) -> None:
 REFUSED = {
     "-k": (["-k", "auth"], "certify refuses -k"),
     "-m": (["-m", "must"], "certify refuses -m"),
-    "read-only": (["--read-only"], "certify refuses read-only mode"),
-    "production": (["--target", "production"], "certify refuses read-only mode"),
+    "read-only": (["--contract-read-only"], "certify refuses read-only mode"),
+    "production": (["--contract-target", "production"], "certify refuses read-only mode"),
     "waivers": (["--contract-waivers=waivers.toml"], "certify refuses waivers"),
-    "budget": (["--run-budget", "600"], "certify refuses --run-budget"),
+    "budget": (["--contract-run-budget", "600"], "certify refuses --contract-run-budget"),
     "quick": (["--contract-profile", "quick"], "certify refuses --contract-profile quick"),
     "a test path": (["tests/test_list.py"], "certify runs the whole suite"),
 }

@@ -64,7 +64,7 @@ def test_a_documented_answer_never_seen_is_not_observed_with_why() -> None:
 
 def test_a_read_only_run_says_why_no_post_answer_was_observed() -> None:
     with served() as base_url:
-        run = run_suite(base_url, KEY, *QUICK, "--read-only", "-m", "not generated", keep=KEEP, timeout=300)
+        run = run_suite(base_url, KEY, *QUICK, "--contract-read-only", "-m", "not generated", keep=KEEP, timeout=300)
     found = rows(run)
     for status in ("201", "400", "401"):
         assert found[("POST /pets", status)]["why"] == "read-only run: no POST was sent", status

@@ -1,8 +1,8 @@
 """No target can hang or crash the run, or pass: the suite against deliberately hostile local servers.
 
 Each case runs the contract suite through the launcher (a subprocess, ``--base-url``, the key in
-the environment) against one misbehaving server on 127.0.0.1, with ``--request-timeout 1
---circuit-breaker 3``, and checks how the run ends: the verdict and its exit code, the cause named
+the environment) against one misbehaving server on 127.0.0.1, with ``--contract-request-timeout 1
+--contract-circuit-breaker 3``, and checks how the run ends: the verdict and its exit code, the cause named
 in summary.json's one-line reason and in the verdict line (the terminal's last line), no Python
 traceback, every collected test accounted for, bounded time, and the key in no output (the
 terminal, summary.json, summary.md, report.html, junit.xml).
@@ -46,7 +46,7 @@ from petstore_contract.selfcheck import SuiteRun, run_suite
 
 KEY = "hostile-selftest-key-5c1e9a"
 QUICK = ("--contract-profile", "quick")
-HOSTILE = ("--request-timeout", "1", "--circuit-breaker", "3")
+HOSTILE = ("--contract-request-timeout", "1", "--contract-circuit-breaker", "3")
 REPORTS = ("summary.json", "summary.md", "report.html", "junit.xml")
 EXIT = {"conformant": 0, "not_conformant": 1, "inconclusive": 6}
 BOUND = 60.0  # seconds: a quick run takes ~5 s; silent or trickling targets would hold it for minutes
@@ -125,8 +125,8 @@ def test_answers_that_never_complete(handler: Handler, cause: str, collected: in
 
 
 def test_endless_body_is_capped(collected: int) -> None:
-    run, _ = against(endless, "--max-body-bytes", "100000")
-    capped = r"answer body exceeds 100000 bytes \(--max-body-bytes\); stopped reading"
+    run, _ = against(endless, "--contract-max-body-bytes", "100000")
+    capped = r"answer body exceeds 100000 bytes \(--contract-max-body-bytes\); stopped reading"
     assert_ends(run, "inconclusive", capped, collected)
 
 
@@ -151,7 +151,7 @@ def test_body_that_is_not_json(collected: int) -> None:
     assert any("<html>" in text or "JSON" in text for text in observed), observed
 
 
-# -- TLS: verification on by default, --ca-bundle to trust a private CA ---------------------------
+# -- TLS: verification on by default, --contract-ca-bundle to trust a private CA ---------------------------
 
 
 class TlsReference:
@@ -206,13 +206,15 @@ def tls_server(private_ca: tuple[Path, Path, Path]) -> Iterator[TlsReference]:
 
 def test_untrusted_certificate_is_inconclusive(tls_server: TlsReference, collected: int) -> None:
     run = suite(tls_server.base_url)
-    assert_ends(run, "inconclusive", r"TLS error\S* .*certificate verification failed \(see --ca-bundle\)", collected)
+    assert_ends(
+        run, "inconclusive", r"TLS error\S* .*certificate verification failed \(see --contract-ca-bundle\)", collected
+    )
 
 
 def test_certificate_of_a_private_ca_passes_with_ca_bundle(
     tls_server: TlsReference, private_ca: tuple[Path, Path, Path], collected: int
 ) -> None:
-    run = suite(tls_server.base_url, "--ca-bundle", str(private_ca[0]))
+    run = suite(tls_server.base_url, "--contract-ca-bundle", str(private_ca[0]))
     assert_ends(run, "conformant", r"clauses conform", collected, max_seconds=120)
     assert not run.clauses("undecided") and not run.violated()
 
@@ -225,14 +227,14 @@ def test_run_budget_bounds_a_slow_target(collected: int) -> None:
     the budget ends it."""
     slow = dataclasses.replace(REFERENCE, latency_seconds=0.5)
     with BackgroundServer(build_app(KEY, slow)) as server:
-        run = suite(server.base_url, "--run-budget", "4")
-    assert_ends(run, "inconclusive", r"run budget of 4 s spent \(--run-budget\)", collected, max_seconds=45)
+        run = suite(server.base_url, "--contract-run-budget", "4")
+    assert_ends(run, "inconclusive", r"run budget of 4 s spent \(--contract-run-budget\)", collected, max_seconds=45)
     assert not run.violated(), "a slow reference breaks no clause"
 
 
 def test_run_budget_spent_on_a_good_target_is_never_a_pass(collected: int) -> None:
     """Against the reference, a budget too small for the run: what it could not judge leaves it inconclusive."""
     with BackgroundServer(build_app(KEY)) as server:
-        run = suite(server.base_url, "--run-budget", "1.5")
-    assert_ends(run, "inconclusive", r"run budget of 1\.5 s spent \(--run-budget\)", collected, max_seconds=45)
+        run = suite(server.base_url, "--contract-run-budget", "1.5")
+    assert_ends(run, "inconclusive", r"run budget of 1\.5 s spent \(--contract-run-budget\)", collected, max_seconds=45)
     assert not run.violated(), "the reference breaks no clause, however short the run"

@@ -19,7 +19,7 @@ from petstore_contract.selfcheck import SuiteRun, run_suite
 from petstore_contract.selfcheck.killmatrix import suite_errors
 
 KEY = "hostile-answers-key-0123456789"
-QUICK = ("--contract-profile", "quick", "--child-processes", "none")
+QUICK = ("--contract-profile", "quick", "--contract-child-processes", "none")
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Rewrite = Callable[[str, str, int, list[tuple[bytes, bytes]]], tuple[int, list[tuple[bytes, bytes]]]]

@@ -26,7 +26,7 @@ def test_no_module_is_first_imported_on_a_worker_thread(tmp_path: Path) -> None:
         None,
         "-p",
         "threaded_imports",
-        "--child-processes",
+        "--contract-child-processes",
         "none",
         env={"PYTHONPATH": path, "THREADED_IMPORTS_OUT": str(out)},
         timeout=300,

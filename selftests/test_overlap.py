@@ -209,12 +209,12 @@ def test_a_child_gives_the_run_the_cpu_first(tmp_path: Path) -> None:
 
 
 # A target 40 ms away gets a child process per walk (CHILD_ROUND_TRIP); one on loopback at full
-# speed gets one child for both walks; --concurrency 1 and --child-processes none run them inline.
+# speed gets one child for both walks; --contract-concurrency 1 and --contract-child-processes none run them inline.
 PLACES = {
-    "far-two-children": (0.04, ("--concurrency", "16"), "test_stateful.py in 2 child processes"),
-    "near-one-child": (0.0, ("--concurrency", "16"), "test_stateful.py in 1 child process"),
-    "serial-inline": (0.04, ("--concurrency", "1"), "none"),
-    "opted-out-inline": (0.04, ("--child-processes", "none"), "none"),
+    "far-two-children": (0.04, ("--contract-concurrency", "16"), "test_stateful.py in 2 child processes"),
+    "near-one-child": (0.0, ("--contract-concurrency", "16"), "test_stateful.py in 1 child process"),
+    "serial-inline": (0.04, ("--contract-concurrency", "1"), "none"),
+    "opted-out-inline": (0.04, ("--contract-child-processes", "none"), "none"),
 }
 
 CHILDREN = [

@@ -287,7 +287,7 @@ def test_a_rate_limited_target_slows_the_run_and_sees_about_its_rate() -> None:
     key = "pace-" + secrets.token_urlsafe(12)
     seen = Seen(build_app(key, dataclasses.replace(REFERENCE, rate_limit_per_second=RATE)))
     with BackgroundServer(seen) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, key, "--concurrency", "8", timeout=300)
+        run = run_suite(server.base_url, key, "--contract-concurrency", "8", timeout=300)
     assert run.exit_code == 0 and run.verdict == "conformant", run.output[-3000:]
     summary = run.summary
     refused = sum(1 for _, status in seen.answers if status == 429)

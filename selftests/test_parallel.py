@@ -1,4 +1,4 @@
-"""Parallel and repeatable: neither ``-n 2`` nor ``--concurrency 1`` changes a clause's outcome, one
+"""Parallel and repeatable: neither ``-n 2`` nor ``--contract-concurrency 1`` changes a clause's outcome, one
 seed sends the same requests, and parallel runs do not write more.
 
 Each run meets a fresh reference server (so that runs cannot see each other's animals) wrapped in
@@ -30,11 +30,11 @@ SCENARIOS = {"reference": None, "list_ignores_limit": "list_ignores_limit", "cre
 # The serial verdict, and clauses it must find violated (the fault's own).
 VERDICTS = {"reference": ("conformant", set()), "list_ignores_limit": ("not_conformant", {"list.limit.honoured"})}
 VERDICTS["create_returns_200"] = ("not_conformant", {"create.created"})
-SERIAL, XDIST, ONE = "one process", "-n 2", "--concurrency 1"  # SERIAL: no xdist, default concurrency
+SERIAL, XDIST, ONE = "one process", "-n 2", "--contract-concurrency 1"  # SERIAL: no xdist, default concurrency
 MODES = {
     SERIAL: (),
     XDIST: ("-n", "2", "-v"),  # -v undoes the launcher's -q, so that xdist says it started its workers
-    ONE: ("--concurrency", "1"),
+    ONE: ("--contract-concurrency", "1"),
 }
 
 Message = MutableMapping[str, Any]

@@ -20,7 +20,16 @@ from petstore_contract.selfcheck.killmatrix import suite_errors
 
 KEY = "per-row-key-0123456789"
 # A breaker wide enough that the rows left unanswered do not stop the run (that is test_hostile's).
-ARGS = ("--contract-profile", "quick", "--child-processes", "none", "--request-timeout", "1", "--circuit-breaker", "99")
+ARGS = (
+    "--contract-profile",
+    "quick",
+    "--contract-child-processes",
+    "none",
+    "--contract-request-timeout",
+    "1",
+    "--contract-circuit-breaker",
+    "99",
+)
 SILENT = ("/v1/pets/abc", "/v1/pets/-1")
 MALFORMED = "test_malformed_id_is_never_a_server_error"
 
@@ -35,7 +44,7 @@ class Silent:
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] in SILENT:
-            await asyncio.sleep(4)  # longer than --request-timeout: the request goes unanswered
+            await asyncio.sleep(4)  # longer than --contract-request-timeout: the request goes unanswered
             return
         if scope["type"] == "http" and scope["path"] == self.broken:
             await send({"type": "http.response.start", "status": 500, "headers": [(b"content-type", b"text/plain")]})

@@ -1,4 +1,4 @@
-"""Read-only runs send no write: ``--read-only`` and the production target's default.
+"""Read-only runs send no write: ``--contract-read-only`` and the production target's default.
 
 The suite runs through the launcher against a reference server started here; the server counts
 every request that is not GET/HEAD/OPTIONS (``store.write_count``), so any POST, from a targeted,
@@ -29,7 +29,7 @@ XDIST = ("-n", "2", "-v")  # -v undoes the launcher's -q, so that xdist says it 
 @pytest.fixture(scope="module")
 def writes_tests() -> set[str]:
     """The node ids of the tests marked ``writes`` in a read-only collection."""
-    run = run_suite(None, None, "--collect-only", "--read-only", "-m", "writes", *QUICK, timeout=120)
+    run = run_suite(None, None, "--collect-only", "--contract-read-only", "-m", "writes", *QUICK, timeout=120)
     assert run.exit_code == 0, run.output[-3000:]
     found = {line.strip() for line in run.output.splitlines() if line.startswith("tests/") and "::" in line}
     assert len(found) >= 30, run.output[-3000:]
@@ -76,7 +76,7 @@ def assert_read_only_conformant(run: SuiteRun, server: BackgroundServer, before:
 
 def test_read_only_run_sends_no_write(reference: BackgroundServer, writes_tests: set[str]) -> None:
     before = writes(reference)
-    run = run_suite(reference.base_url, KEY, "--read-only", *QUICK, keep=KEEP, timeout=300)
+    run = run_suite(reference.base_url, KEY, "--contract-read-only", *QUICK, keep=KEEP, timeout=300)
     assert_read_only_conformant(run, reference, before, writes_tests)
     assert reference.app.state.store.request_count > 100, "the generated and targeted GETs did run"
     assert "read.found" in run.clauses("conforms"), "the read tests use an animal the store already lists"
@@ -84,20 +84,20 @@ def test_read_only_run_sends_no_write(reference: BackgroundServer, writes_tests:
 
 def test_read_only_run_under_xdist_sends_no_write(reference: BackgroundServer, writes_tests: set[str]) -> None:
     before = writes(reference)
-    run = run_suite(reference.base_url, KEY, "--read-only", *XDIST, *QUICK, keep=KEEP, timeout=300)
+    run = run_suite(reference.base_url, KEY, "--contract-read-only", *XDIST, *QUICK, keep=KEEP, timeout=300)
     assert "created: 2/2 workers" in run.output, "xdist did not start"
     assert_read_only_conformant(run, reference, before, writes_tests)
 
 
 def test_production_target_is_read_only_by_default(reference: BackgroundServer, writes_tests: set[str]) -> None:
-    """No --read-only: the named target's default; -n 2 workers find the key in the target's variable."""
+    """No --contract-read-only: the named target's default; -n 2 workers find the key in the target's variable."""
     before = writes(reference)
     env = {
         "PETSTORE_PRODUCTION_API_KEY": KEY,
         "PETSTORE_PRODUCTION_BASE_URL": reference.base_url,
         "PETSTORE_BASE_URL": "",  # would override the target's URL
     }
-    run = run_suite(None, None, "--target", "production", *XDIST, *QUICK, env=env, keep=KEEP, timeout=300)
+    run = run_suite(None, None, "--contract-target", "production", *XDIST, *QUICK, env=env, keep=KEEP, timeout=300)
     assert "created: 2/2 workers" in run.output, "xdist did not start"
     assert_read_only_conformant(run, reference, before, writes_tests)
     assert (run.summary["target"], run.summary["key_env"]) == ("production", "PETSTORE_PRODUCTION_API_KEY")
@@ -108,7 +108,7 @@ def test_production_target_is_read_only_by_default(reference: BackgroundServer, 
 def empty_store_run() -> tuple[SuiteRun, int]:
     """A read-only run against an empty store: the suite may not create the animals it would judge."""
     with BackgroundServer(build_app(KEY)) as server:
-        run = run_suite(server.base_url, KEY, "--read-only", *QUICK, keep=KEEP, timeout=300)
+        run = run_suite(server.base_url, KEY, "--contract-read-only", *QUICK, keep=KEEP, timeout=300)
     return run, writes(server)
 
 
@@ -137,7 +137,7 @@ def test_an_empty_store_is_never_called_too_large(empty_store_run: tuple[SuiteRu
 
 
 def test_the_write_counter_sees_a_read_write_run(reference: BackgroundServer) -> None:
-    """The control: without --read-only the same kind of selection does POST, and the counter shows it."""
+    """The control: without --contract-read-only the same kind of selection does POST, and the counter shows it."""
     before = writes(reference)
     run = run_suite(reference.base_url, KEY, "-m", "writes and not generated", "-k", "test_create", *QUICK)
     assert run.exit_code == 0, run.output[-3000:]

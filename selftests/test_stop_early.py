@@ -12,7 +12,7 @@ import secrets
 from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
 from petstore_contract.selfcheck import run_suite
 
-QUICK = ("--contract-profile", "quick", "--child-processes", "none")
+QUICK = ("--contract-profile", "quick", "--contract-child-processes", "none")
 
 
 def test_stop_at_a_should_failure_is_inconclusive() -> None:

@@ -152,12 +152,16 @@ def test_malformed_url_is_one_line(pyproject: Path, monkeypatch: pytest.MonkeyPa
 
 def test_read_only_and_allow_writes_contradict(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PETSTORE_STAGING_API_KEY", STAGING_KEY)
-    with pytest.raises(TargetConfigError, match="--read-only and --allow-writes contradict each other"):
+    with pytest.raises(
+        TargetConfigError, match="--contract-read-only and --contract-allow-writes contradict each other"
+    ):
         resolve_with(pyproject, "staging", read_only=True, allow_writes=True)
 
 
 def test_unknown_target_lists_the_configured_ones(pyproject: Path) -> None:
-    with pytest.raises(TargetConfigError, match="unknown --target 'qa'; configured targets: production, staging"):
+    with pytest.raises(
+        TargetConfigError, match="unknown --contract-target 'qa'; configured targets: production, staging"
+    ):
         resolve_with(pyproject, "qa")
 
 
@@ -208,27 +212,31 @@ def run_pytest(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Complet
 @pytest.mark.parametrize(
     ("args", "env", "message"),
     [
-        (["--target", "staging"], {}, "PETSTORE_STAGING_API_KEY is not set"),
-        (["--target", "production"], {"PETSTORE_API_KEY": "k-3e1"}, "PETSTORE_PRODUCTION_API_KEY is not set"),
+        (["--contract-target", "staging"], {}, "PETSTORE_STAGING_API_KEY is not set"),
+        (["--contract-target", "production"], {"PETSTORE_API_KEY": "k-3e1"}, "PETSTORE_PRODUCTION_API_KEY is not set"),
         (["--base-url", "http://127.0.0.1:9/v1"], {}, "PETSTORE_API_KEY is not set: the target"),
         (
-            ["--target", "staging"],
+            ["--contract-target", "staging"],
             {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": "ftp://x/v1"},
             "is not an http(s) URL with a host",
         ),
         (
-            ["--target", "staging", "--read-only", "--allow-writes"],
+            ["--contract-target", "staging", "--contract-read-only", "--contract-allow-writes"],
             {"PETSTORE_STAGING_API_KEY": STAGING_KEY},
-            "--read-only and --allow-writes contradict each other",
+            "--contract-read-only and --contract-allow-writes contradict each other",
         ),
-        (["--target", "qa"], {}, "unknown --target 'qa'"),
-        (["--run-budget", "0"], {}, "--run-budget must be a positive number of seconds"),
-        (["--max-body-bytes", "0"], {}, "--max-body-bytes must be at least 1"),
-        (["--concurrency", "0"], {}, "--concurrency must be at least 1"),
-        (["--child-processes", "2"], {}, "--child-processes must be one of auto, none, got '2'"),
+        (["--contract-target", "qa"], {}, "unknown --contract-target 'qa'"),
+        (["--contract-run-budget", "0"], {}, "--contract-run-budget must be a positive number of seconds"),
+        (["--contract-max-body-bytes", "0"], {}, "--contract-max-body-bytes must be at least 1"),
+        (["--contract-concurrency", "0"], {}, "--contract-concurrency must be at least 1"),
+        (["--contract-child-processes", "2"], {}, "--contract-child-processes must be one of auto, none, got '2'"),
         (["--contract-profile", "nightly"], {}, "--contract-profile must be one of quick, default, deep"),
-        (["--client-key", str(ROOT / "pyproject.toml")], {}, "--client-key needs --client-cert"),
-        (["--ca-bundle", "no-such-bundle.pem"], {}, "--ca-bundle: no such file: no-such-bundle.pem"),
+        (
+            ["--contract-client-key", str(ROOT / "pyproject.toml")],
+            {},
+            "--contract-client-key needs --contract-client-cert",
+        ),
+        (["--contract-ca-bundle", "no-such-bundle.pem"], {}, "--contract-ca-bundle: no such file: no-such-bundle.pem"),
     ],
 )
 def test_usage_errors_exit_4_in_one_line(args: list[str], env: dict[str, str], message: str, tmp_path: Path) -> None:
@@ -253,7 +261,7 @@ def test_header_names_target_url_and_mode_never_the_key(reference: BackgroundSer
         "PETSTORE_BASE_URL": "",  # would override the target's URL
     }
     # -v undoes the launcher's -q: pytest prints the header (and runs its pre-flight request) only then.
-    run = run_suite(None, None, "--target", "production", "--collect-only", "-v", env=env, timeout=120)
+    run = run_suite(None, None, "--contract-target", "production", "--collect-only", "-v", env=env, timeout=120)
     assert run.exit_code == 0, run.output[-3000:]
     assert f"petstore target: production {reference.base_url} (read-only)" in run.output
     assert "petstore PROBLEM" not in run.output
@@ -262,7 +270,9 @@ def test_header_names_target_url_and_mode_never_the_key(reference: BackgroundSer
 
 def test_header_names_a_rejected_key_in_one_line(reference: BackgroundServer) -> None:
     env = {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": reference.base_url}
-    run = run_suite(None, None, "--target", "staging", "--collect-only", "-v", env={**env, "PETSTORE_BASE_URL": ""})
+    run = run_suite(
+        None, None, "--contract-target", "staging", "--collect-only", "-v", env={**env, "PETSTORE_BASE_URL": ""}
+    )
     problem = "petstore PROBLEM: the configured key was rejected (401 to GET /pets): check PETSTORE_STAGING_API_KEY"
     assert problem in run.output.splitlines(), run.output[-3000:]
     assert STAGING_KEY not in run.output
@@ -273,7 +283,7 @@ def test_a_spec_that_does_not_load_is_a_collection_error_not_an_internal_error(t
     where it did before, as the generated tests' collection error."""
     broken = tmp_path / "openapi.yaml"
     broken.write_text("openapi: [broken\n", encoding="utf-8")
-    done = run_pytest(f"--report-dir={tmp_path / 'reports'}", env={"PETSTORE_SPEC": str(broken)}, cwd=tmp_path)
+    done = run_pytest(f"--contract-report-dir={tmp_path / 'reports'}", env={"PETSTORE_SPEC": str(broken)}, cwd=tmp_path)
     assert done.returncode != 0
     assert "INTERNALERROR" not in done.stdout + done.stderr
     assert "ERROR collecting" in done.stdout and "test_generated.py" in done.stdout

@@ -122,7 +122,7 @@ def test_guard_budget_and_timeout() -> None:
     with pytest.raises(TargetProblem) as caught:
         spent.check()
     assert caught.value.kind == "budget"
-    assert str(caught.value) == "run budget of 30 s spent (--run-budget); request not sent"
+    assert str(caught.value) == "run budget of 30 s spent (--contract-run-budget); request not sent"
     assert spent.first_problem == str(caught.value)
 
 
@@ -251,7 +251,7 @@ def test_body_over_the_cap_is_cut(make_transport) -> None:
             transport.request("GET", "/pets")
         assert time.monotonic() - started < 2
     assert one_line(caught.value) == (
-        f"GET {peer.base_url}/pets: answer body exceeds 100000 bytes (--max-body-bytes); stopped reading"
+        f"GET {peer.base_url}/pets: answer body exceeds 100000 bytes (--contract-max-body-bytes); stopped reading"
     )
 
 
@@ -328,7 +328,7 @@ def test_spent_budget_sends_nothing(server: PeerServer, make_transport) -> None:
     with pytest.raises(TargetProblem) as caught:
         transport.request("GET", "/pets")
     assert caught.value.kind == "budget"
-    assert one_line(caught.value) == "run budget of 30 s spent (--run-budget); request not sent"
+    assert one_line(caught.value) == "run budget of 30 s spent (--contract-run-budget); request not sent"
     copied = pickle.loads(pickle.dumps(caught.value))
     assert (type(copied), copied.kind, str(copied)) == (TargetProblem, "budget", str(caught.value))
     with pytest.raises(TargetProblem):
@@ -344,7 +344,10 @@ def test_budget_cuts_a_slow_request_short(make_transport) -> None:
             transport.request("GET", "/pets")
         assert time.monotonic() - started < 1.5
     assert caught.value.kind == "budget"
-    assert one_line(caught.value) == f"run budget of 0.5 s spent (--run-budget); GET {peer.base_url}/pets was cut short"
+    assert (
+        one_line(caught.value)
+        == f"run budget of 0.5 s spent (--contract-run-budget); GET {peer.base_url}/pets was cut short"
+    )
 
 
 def test_keep_alive_closed_by_the_server_is_sent_again_once(make_transport) -> None:
@@ -557,16 +560,17 @@ def test_mutual_tls(pki: SimpleNamespace, make_transport) -> None:
         # TLS 1.3: the server's alert, or (racing it) the connection closed as the request went out.
         assert one_line(caught.value) in (
             f"TLS error talking to https://127.0.0.1:{server.port}: "
-            "the target requires a client certificate (--client-cert)",
+            "the target requires a client certificate (--contract-client-cert)",
             f"TLS error talking to https://127.0.0.1:{server.port}: the target closed the connection "
-            "during the TLS handshake (does it require a client certificate? --client-cert)",
+            "during the TLS handshake (does it require a client certificate? --contract-client-cert)",
         )
 
         untrusted = make_transport(server.base_url, client_cert=pki.cert, client_key=pki.key)
         with pytest.raises(TargetProblem) as caught:
             untrusted.request("GET", "/pets")
         assert one_line(caught.value) == (
-            f"TLS error talking to https://127.0.0.1:{server.port}: certificate verification failed (see --ca-bundle)"
+            f"TLS error talking to https://127.0.0.1:{server.port}: "
+            "certificate verification failed (see --contract-ca-bundle)"
         )
         assert len(server.requests) == 2
 

@@ -80,7 +80,15 @@ def _reference(python: Path, cwd: Path) -> Iterator[str]:
 
 
 def _installed_run(python: Path, cwd: Path, base_url: str, reports: Path) -> subprocess.CompletedProcess[str]:
-    command = [str(python), "-m", "petstore_contract.cli", "--base-url", base_url, "--report-dir", str(reports)]
+    command = [
+        str(python),
+        "-m",
+        "petstore_contract.cli",
+        "--base-url",
+        base_url,
+        "--contract-report-dir",
+        str(reports),
+    ]
     return subprocess.run(
         [*command, "--contract-profile", "quick"],
         cwd=cwd,

@@ -40,13 +40,13 @@ REFUSES: tuple[tuple[Callable[[Any], Any], str], ...] = (
     (lambda o: o.petstore_waivers, "waivers (--contract-waivers): a certificate shows every violation as it is"),
     (
         lambda o: o.petstore_run_budget,
-        "--run-budget: the default is no budget, and a certification run is not cut short",
+        "--contract-run-budget: the default is no budget, and a certification run is not cut short",
     ),
     (lambda o: o.petstore_profile == "quick", "--contract-profile quick: a certification run is at least the default"),
 )
 READ_ONLY_REFUSED = (
-    "certify refuses read-only mode (--read-only, or a read-only --target without --allow-writes): "
-    "the tests that POST would be left out"
+    "certify refuses read-only mode (--contract-read-only, or a read-only --contract-target without "
+    "--contract-allow-writes): the tests that POST would be left out"
 )
 
 
@@ -66,7 +66,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    """certify's own options; the rest (``--base-url``, ``--target``, ...) goes to the suite."""
+    """certify's own options; the rest (``--base-url``, ``--contract-target``, ...) goes to the suite."""
     parser = _OneLineParser(prog="petstore-contract certify", description=__doc__)
     parser.add_argument("--product", required=True, metavar="NAME", help="the product certified")
     parser.add_argument("--product-version", required=True, metavar="V", help="its version")
@@ -111,7 +111,7 @@ def _suite_args(out: Path, record: str) -> list[str]:
         "no:cacheprovider",
         "-o",
         "junit_family=xunit1",
-        f"--report-dir={reports}",
+        f"--contract-report-dir={reports}",
         f"--junitxml={reports / 'junit.xml'}",
         "--contract-certify",
         f"--contract-record={record}",

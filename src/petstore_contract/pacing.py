@@ -1,7 +1,7 @@
 """How many requests one process of the run sends at once, and how fast, when the target throttles.
 
 ``Pacer`` is the transport's bound on requests in flight.  It keeps a *limit* between 1 and the
-run's ``--concurrency`` and adapts it as TCP's congestion control adapts its window (AIMD):
+run's ``--contract-concurrency`` and adapts it as TCP's congestion control adapts its window (AIMD):
 
 - a throttled answer (429, or 503 with ``Retry-After``) halves the limit (multiplicative
   decrease), once per wave: an answer to a request sent before the last cut does not cut again,

@@ -69,6 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in section_markers():
         section = name.removeprefix("section_").replace("_", ".")
         config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
+    options.notice_deprecated(config)
     if not is_contract_run(config):
         return
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.

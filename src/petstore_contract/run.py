@@ -122,10 +122,10 @@ class Run:
     def replay_command(self) -> str:
         """The command that asks the same questions again (the key stays in its variable)."""
         s = self.settings
-        target = f"--target {s.target_name}" if s.target_name in ("staging", "production") else ""
+        target = f"--contract-target {s.target_name}" if s.target_name in ("staging", "production") else ""
         url = "" if target or s.target_name == "embedded" else f"--base-url {s.base_url}"
         parts = ["pytest --pyargs petstore_contract.suite", target, url, f"--contract-profile {s.profile}"]
-        parts += [f"--contract-seed {s.seed}", "--read-only" if s.read_only else ""]
+        parts += [f"--contract-seed {s.seed}", "--contract-read-only" if s.read_only else ""]
         return " ".join(p for p in parts if p)
 
     # -- the suite's own data ----------------------------------------------------------------------

@@ -258,8 +258,8 @@ class ContractSession:
         return 0 if item.get_closest_marker("deferred") is not None else 1
 
     def _start_children(self) -> None:
-        """Not at ``--concurrency 1`` (today's order), not under xdist (the workers are the
-        parallelism), not with ``--child-processes none`` and not for ``--collect-only``."""
+        """Not at ``--contract-concurrency 1`` (today's order), not under xdist (the workers are the
+        parallelism), not with ``--contract-child-processes none`` and not for ``--collect-only``."""
         option = self.config.option
         distributed = getattr(option, "dist", "no") != "no" and getattr(option, "numprocesses", None)
         inline = option.petstore_child_processes == "none"

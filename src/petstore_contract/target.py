@@ -1,6 +1,6 @@
 """Which server a run checks, with which key, and whether it may write there.
 
-Precedence of the URL: ``--base-url`` > ``PETSTORE_BASE_URL`` > ``--target NAME`` (whose URL
+Precedence of the URL: ``--base-url`` > ``PETSTORE_BASE_URL`` > ``--contract-target NAME`` (whose URL
 ``PETSTORE_<NAME>_BASE_URL`` overrides) > the embedded reference.  A named target's key variable
 and read-only default hold whichever URL wins.
 The key always comes from the environment (``PETSTORE_API_KEY``, or the variable that a named
@@ -92,14 +92,16 @@ def resolve(
     """The configured target, or None for the embedded reference.
 
     A named target keeps its key variable and its read-only default even when the URL is
-    overridden (``--base-url``, ``PETSTORE_BASE_URL``): ``--target production`` never writes
-    unless ``--allow-writes`` says so, and never sends another environment's key.
+    overridden (``--base-url``, ``PETSTORE_BASE_URL``): ``--contract-target production`` never writes
+    unless ``--contract-allow-writes`` says so, and never sends another environment's key.
     """
     if read_only and allow_writes:
-        raise TargetConfigError("--read-only and --allow-writes contradict each other; choose one")
+        raise TargetConfigError("--contract-read-only and --contract-allow-writes contradict each other; choose one")
     named = load_named_targets(pyproject)
     if target_name is not None and target_name not in named:
-        raise TargetConfigError(f"unknown --target {target_name!r}; configured targets: {', '.join(sorted(named))}")
+        raise TargetConfigError(
+            f"unknown --contract-target {target_name!r}; configured targets: {', '.join(sorted(named))}"
+        )
     chosen = named.get(target_name) if target_name is not None else None
     url = base_url or os.environ.get(URL_ENV) or (chosen.base_url if chosen else None)
     if not url:

@@ -94,14 +94,14 @@ def _closed_port() -> Iterator[str]:
 
 def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> SuiteRun:
     key = "selfcheck-" + secrets.token_urlsafe(12)
-    hostile = ("--request-timeout", "1", "--circuit-breaker", "3")
+    hostile = ("--contract-request-timeout", "1", "--contract-circuit-breaker", "3")
     if scenario.name == "closed-port":
         with _closed_port() as url:
             return run_suite(url, key, *suite_args, *hostile)
     if scenario.name == "blackhole":
         with _blackhole() as url:
             return run_suite(url, key, *suite_args, *hostile)
-    budget = ("--run-budget", "3") if scenario.name == "over-budget" else ()
+    budget = ("--contract-run-budget", "3") if scenario.name == "over-budget" else ()
     fault = scenario.name if scenario.kind == "fault" else None
     with BackgroundServer(build_app(key, _variant(scenario), fault)) as server:
         return run_suite(server.base_url, key, *suite_args, *budget)
@@ -109,7 +109,7 @@ def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> Sui
 
 # Runs side by side already use every core: a child process per run would only add start-ups
 # (measured: 12 scenarios, 3 at a time on 2 cores, 34 s with a child each, 25 s without).
-SIDE_BY_SIDE = ("--child-processes", "none")
+SIDE_BY_SIDE = ("--contract-child-processes", "none")
 
 
 def run_catalog(chosen: Iterable[Scenario] | None = None, parallel: int = 3) -> dict[Scenario, SuiteRun]:

@@ -50,7 +50,7 @@ class SuiteRun:
 def suite_command(reports: Path, base_url: str | None, args: Sequence[str], suite: Path | None = None) -> list[str]:
     """The pytest command line of a suite run: reports (and JUnit) in ``reports``; ``suite`` defaults to this one."""
     command = [sys.executable, "-m", "pytest", str(suite or suite_dir()), "-q", "-p", "no:cacheprovider"]
-    command += [f"--report-dir={reports}", f"--junitxml={reports / 'junit.xml'}", "-o", "junit_family=xunit1"]
+    command += [f"--contract-report-dir={reports}", f"--junitxml={reports / 'junit.xml'}", "-o", "junit_family=xunit1"]
     if base_url:
         command += ["--base-url", base_url]
     return command + list(args)

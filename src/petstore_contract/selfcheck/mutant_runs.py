@@ -52,7 +52,7 @@ KILLED, SURVIVED, INCONCLUSIVE, TIMEOUT, ERROR = "killed", "survived", "inconclu
 NOT_COMPILED = "does not compile"  # a skip reason: such a mutant is never served
 # The suite as a user runs it against the embedded reference: the quick profile, every test in the
 # run's process (the workers already share the cores).
-SUITE_ARGS = ("--contract-profile", "quick", "--child-processes", "none")
+SUITE_ARGS = ("--contract-profile", "quick", "--contract-child-processes", "none")
 # Stopping at the first failed test saves a killed mutant the rest of its run.  A test also fails on
 # a SHOULD clause (a warning, not a violation), and the suite judges only the tests that ran: a run
 # stopped there would say "conformant" on the few clauses it reached.  So a run that stopped early

@@ -312,7 +312,9 @@ class GuardedAdapter(HTTPAdapter):
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > limit:
-                    raise _BodyProblem(f"answer body exceeds {limit} bytes (--max-body-bytes); stopped reading")
+                    raise _BodyProblem(
+                        f"answer body exceeds {limit} bytes (--contract-max-body-bytes); stopped reading"
+                    )
                 if time.monotonic() > deadline:
                     raise _BodyProblem(f"answer body still arriving after {seconds:g} s; stopped reading")
             complete = True

@@ -87,8 +87,8 @@ class RunGuard:
         if left is None or left > 0:
             return None
         if self.budget is None:
-            return "run budget spent (--run-budget)"
-        return f"run budget of {self.budget:g} s spent (--run-budget)"
+            return "run budget spent (--contract-run-budget)"
+        return f"run budget of {self.budget:g} s spent (--contract-run-budget)"
 
     def timeout(self, wanted: float) -> float:
         """The request timeout, cut to what is left of the budget (at least 50 ms)."""

@@ -11,7 +11,8 @@ from petstore_contract import record
 
 TARGET, BUDGET = "target", "budget"
 _TLS_EOF = (
-    "the target closed the connection during the TLS handshake (does it require a client certificate? --client-cert)"
+    "the target closed the connection during the TLS handshake "
+    "(does it require a client certificate? --contract-client-cert)"
 )
 _REASONS = (
     ("Connection refused", "connection refused"),
@@ -20,8 +21,8 @@ _REASONS = (
     ("Temporary failure in name resolution", "host name not found"),
     ("Connection reset", "connection reset by the target"),
     ("RemoteDisconnected", "the target closed the connection without answering"),
-    ("CERTIFICATE_REQUIRED", "the target requires a client certificate (--client-cert)"),
-    ("certificate required", "the target requires a client certificate (--client-cert)"),
+    ("CERTIFICATE_REQUIRED", "the target requires a client certificate (--contract-client-cert)"),
+    ("certificate required", "the target requires a client certificate (--contract-client-cert)"),
     ("UNKNOWN_CA", "the target rejected the client certificate"),
     ("BAD_CERTIFICATE", "the target rejected the client certificate"),
     ("CERTIFICATE_VERIFY_FAILED", "certificate verification failed"),
@@ -95,7 +96,7 @@ def describe(exc: BaseException, where: str, target: str, seconds: float) -> str
     if isinstance(exc, requests.exceptions.ProxyError):
         return f"{where}: proxy error: {reason(exc)}"
     if _is_tls(exc):
-        hint = "" if "client certificate" in reason(exc) else " (see --ca-bundle)"
+        hint = "" if "client certificate" in reason(exc) else " (see --contract-ca-bundle)"
         return f"TLS error talking to {target}: {reason(exc)}{hint}"
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return f"no connection to {target} within {seconds:g} s"
