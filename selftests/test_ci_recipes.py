@@ -1,4 +1,4 @@
-"""The CI recipes in docs/ci/ and the README's commands use options and markers that exist.
+"""The CI recipes in docs/ci/ and the commands of the README and docs/ use options and markers that exist.
 
 Also checks the recipes' shape: the Staging gate keeps reports/ whatever happens and publishes
 reports/junit.xml, Production gets read-only runs only (the baseline before promotion, the smoke
@@ -33,6 +33,7 @@ from petstore_contract.selfcheck.launcher import ROOT
 GITHUB = ROOT / "docs" / "ci" / "github-actions.yml"
 GITLAB = ROOT / "docs" / "ci" / "gitlab-ci.yml"
 README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 VALUE_OPTIONS = {
     "-m",
     "-k",
@@ -198,28 +199,38 @@ def _gitlab_artifacts(pipeline: dict[str, Any], job: str) -> list[str]:
     return [*artifacts["paths"], artifacts["reports"]["junit"].rsplit("/", 1)[0] + "/"]
 
 
-def test_readme_commands_use_existing_options(help_text: str, markers: set[str]) -> None:
-    text = README.read_text(encoding="utf-8")
+def shown_commands(path: Path) -> list[str]:
+    """The shell lines of a Markdown file's code blocks, and its code spans that run pytest."""
+    text = path.read_text(encoding="utf-8")
     blocks = re.findall(r"```(?:sh|bash|console)\n(.*?)```", text, re.DOTALL)
-    spans = re.findall(r"`([^`\n]*pytest[^`\n]*)`", text)
-    lines = [line for block in blocks for line in block.splitlines()] + spans
-    checked = 0
-    for line in lines:
-        for args in pytest_invocations(line):
-            assert_known(args, help_text, markers, f"README: {line}")
-            checked += 1
-    assert checked >= 8, "the README should show how to run the suite"
+    spans = [span for span in re.findall(r"`([^`\n]+)`", text) if "pytest" in span]
+    return [line for block in blocks for line in block.splitlines()] + spans
+
+
+def test_readme_commands_use_existing_options(help_text: str, markers: set[str]) -> None:
+    for path in (README, *DOCS):
+        checked = 0
+        for line in shown_commands(path):
+            for args in pytest_invocations(line):
+                assert_known(args, help_text, markers, f"{path.relative_to(ROOT)}: {line}")
+                checked += 1
+        if path == README:
+            assert checked >= 8, "the README should show how to run the suite"
 
 
 def test_readme_reference_server_commands_exist() -> None:
     done = command([sys.executable, "-m", "petstore_contract.reference", "--help"])
     assert done.returncode == 0, done.stderr
     cli = done.stdout
-    text = README.read_text(encoding="utf-8")
-    for line in re.findall(r"-m petstore_contract\.reference([^\n#]*)", text):
-        for word in shlex.split(line):
-            if word.startswith("--"):
-                assert word.split("=")[0] in cli, f"README: petstore_contract.reference has no {word}"
+    shown = 0
+    for path in (README, *DOCS):
+        text = path.read_text(encoding="utf-8")
+        for line in re.findall(r"-m petstore_contract\.reference([^\n#`]*)", text):
+            shown += 1
+            for word in shlex.split(line):
+                if word.startswith("--"):
+                    assert word.split("=")[0] in cli, f"{path.name}: petstore_contract.reference has no {word}"
+    assert shown >= 4, "docs/reference-server.md should show how to start the reference server"
 
 
 def test_github_gate_keeps_reports_and_promotes_only_when_conformant(github: dict[Any, Any]) -> None:
