@@ -207,11 +207,6 @@ def _publish(result: Path, data: dict[str, Any]) -> None:
 _current: Run | None = None
 
 
-def active_run() -> Run | None:
-    """The run of this process, or None outside a contract run."""
-    return _current
-
-
 def current_run() -> Run:
     if _current is None:
         raise RuntimeError("no contract run in this process (the plugin builds it in pytest_configure)")

@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from petstore_contract.document import STATUSES
+from petstore_contract.document import LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, STATUSES
 
-LIMITS = (None, 1, 2, 5, 20, 100)  # None: no limit parameter (the default, 20)
+LIMITS = (None, LIMIT_MIN, 2, 5, LIMIT_DEFAULT, LIMIT_MAX)  # None: no limit parameter (the default, 20)
 FILTERS = (None, *STATUSES)  # None: no status parameter
-FULL_STORE = 101  # one more than the largest page, so that "never more than 100" can be seen
+FULL_STORE = LIMIT_MAX + 1  # one more than the largest page, so that "never more than 100" can be seen
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def largest_page(pages: list[Page]) -> int:
 
 
 def effective_limit(page: Page) -> int:
-    return 20 if page.limit is None else page.limit
+    return LIMIT_DEFAULT if page.limit is None else page.limit
 
 
 def least_size(page: Page, known: Knowledge, cap_seen: int) -> int:
@@ -94,7 +94,7 @@ def least_size(page: Page, known: Knowledge, cap_seen: int) -> int:
 
 def seen_whole(page: Page, cap_seen: int) -> bool:
     """A limit=100 page shorter than 100 and than the largest page seen lists every match."""
-    return page.limit == 100 and page.size < 100 and page.size < cap_seen
+    return page.limit == LIMIT_MAX and page.size < LIMIT_MAX and page.size < cap_seen
 
 
 def duplicates(page: Page) -> list[Any]:
@@ -121,7 +121,7 @@ def fillers_needed(first_page: Page, own: int) -> int:
     filling would only grow the store.  Both cases are told apart by the status pages (see
     ``whole_store``), so a capped server gets no fillers.
     """
-    if first_page.size >= 100:
+    if first_page.size >= LIMIT_MAX:
         return 0
     return max(0, FULL_STORE - first_page.size - own)
 
@@ -134,7 +134,7 @@ def whole_store(unfiltered: Page, filtered: list[Page]) -> bool:
     other statuses add more than the unfiltered page holds) or the statuses together exceed C.
     With every status present, the sum of the status pages then exceeds the unfiltered page.
     """
-    if unfiltered.limit != 100 or unfiltered.size >= 100:
+    if unfiltered.limit != LIMIT_MAX or unfiltered.size >= LIMIT_MAX:
         return False
     statused = {pet.get("id") for pet in unfiltered.pets if pet.get("status") in STATUSES}
     unstatused = unfiltered.size - len(statused)
