@@ -1,0 +1,75 @@
+"""Nothing the plugin does changes an unrelated pytest session in the same environment.
+
+A vendor installs the suite beside its own project.  pytest then loads the plugin (entry point
+``pytest11``) into every session of that environment, so a session of the vendor's own tests must
+see exactly what it sees without the plugin: the same outcomes, the garbage collector as Python
+left it (thresholds, nothing frozen), no report written, no header line, no option value changed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+VENDOR_TESTS = """
+import gc, json, os
+
+def test_passes():
+    assert 1 + 1 == 2
+
+def test_fails():
+    assert "vendor" == "other"
+
+def test_records_the_interpreter(pytestconfig):
+    state = {
+        "threshold": list(gc.get_threshold()),
+        "frozen": gc.get_freeze_count(),
+        "tbstyle": pytestconfig.option.tbstyle,
+        "base_url": getattr(pytestconfig.option, "base_url", None),
+    }
+    with open(os.environ["VENDOR_STATE"], "w") as out:
+        json.dump(state, out)
+"""
+
+
+def _session(project: Path, *plugin: str) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
+    state = project / f"state{len(plugin)}.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", *plugin, str(project)],
+        cwd=project,
+        env={**_environment(), "VENDOR_STATE": str(state)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done, json.loads(state.read_text(encoding="utf-8"))
+
+
+def _environment() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "PYTEST_"))}
+
+
+def _outcomes(output: str) -> list[str]:
+    return sorted(line for line in output.splitlines() if line.startswith(("PASSED ", "FAILED ")))
+
+
+def test_a_vendor_session_is_the_same_with_and_without_the_plugin(tmp_path: Path) -> None:
+    project = tmp_path / "vendor"
+    project.mkdir()
+    (project / "test_vendor.py").write_text(VENDOR_TESTS, encoding="utf-8")
+    with_plugin, seen_with = _session(project)
+    without, seen_without = _session(project, "-p", "no:petstore_contract")
+    # pytest's own "plugins:" line names every installed plugin; the plugin itself adds no line.
+    ours = [line for line in with_plugin.stdout.splitlines() if "petstore" in line and not line.startswith("plugins:")]
+    assert ours == [], with_plugin.stdout[:2000]
+    assert with_plugin.returncode == without.returncode == 1
+    assert _outcomes(with_plugin.stdout) == _outcomes(without.stdout)
+    assert len(_outcomes(with_plugin.stdout)) == 3
+    assert seen_with == seen_without, (seen_with, seen_without)
+    assert seen_with["frozen"] == 0
+    assert sorted(p.name for p in project.iterdir()) == ["state0.json", "state2.json", "test_vendor.py"]
