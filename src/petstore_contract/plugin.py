@@ -70,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
         section = name.removeprefix("section_").replace("_", ".")
         config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     options.notice_deprecated(config)
+    heap.release()  # an earlier contract run of this process leaves nothing frozen for this session
     if not is_contract_run(config):
         return
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.

@@ -37,8 +37,6 @@ from petstore_contract.sidecar import NAME_ENV, ChildProcesses, ChildSide
 from petstore_contract.spec import suite_dir
 from petstore_contract.transport import TargetProblem
 
-# A target this far away (the pre-flight request's time) gets the stateful chain in a child process.
-CHILD_ROUND_TRIP = 0.025
 CONTROLLER, WORKER, CHILD = "controller", "worker", "child"
 
 
@@ -265,9 +263,7 @@ class ContractSession:
         inline = option.petstore_child_processes == "none"
         if self.run.settings.concurrency <= 1 or distributed or option.collectonly or inline:
             return
-        # The embedded reference is on loopback: its pre-flight time is what was left of its start-up.
-        near = self.embedded is not None or self.round_trip < CHILD_ROUND_TRIP
-        self.children.start(suite_dir(), self.run.settings.to_dict(), self.run.redact, near)
+        self.children.start(suite_dir(), self.run.settings.to_dict(), self.run.redact)
 
     def _where(self) -> str:
         return self.children.describe()

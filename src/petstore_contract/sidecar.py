@@ -44,27 +44,19 @@ from petstore_contract.transport import RunGuard, TargetProblem
 SETTINGS_ENV = "PETSTORE_SIDECAR_SETTINGS"
 NAME_ENV = "PETSTORE_SIDECAR_NAME"
 # The suite's modules that run in child processes when the run is concurrent, and how many
-# children each gets far from the target: the module's selected tests are dealt out among them
-# (test_stateful.py has two independent walks, each a chain of round trips).  Near the target a
-# module gets one child (see ``children_for``).
+# children each gets: the module's selected tests are dealt out among them (test_stateful.py has
+# two independent walks, each a chain of round trips: a child per walk, whatever the distance to
+# the target; see docs/performance.md, "Performance devices").
 MODULES = {"test_stateful.py": 2}
 POLL = 0.01
 GRACE = 30.0  # seconds past the run budget for a child's last request to time out and report
 SELECTED = "selected.json"
 
 
-def children_for(far_children: int, near: bool, cores: int) -> int:
-    """How many child processes a module gets.
-
-    None on a single core: a child only helps by running beside this process.  Near the target
-    (a round trip under the session's ``CHILD_ROUND_TRIP``) one child walks the chains one after the other, beside
-    the rest of the run; far from it each chain is long enough to be worth a child of its own.
-    Measured on 2 cores (default profile): at 20 ms one child 4.9-5.2 s, two 5.6 s, inline 6.3-6.5 s;
-    at 50 ms one child 6.5-6.6 s, two 6.0-6.3 s; on the embedded reference one child 5.0 s, inline 5.2 s.
-    """
-    if cores < 2:
-        return 0
-    return 1 if near else far_children
+def children_for(count: int, cores: int) -> int:
+    """How many child processes a module gets: its ``count``, none on a single core (a child only
+    helps by running beside this process)."""
+    return count if cores >= 2 else 0
 
 
 def usable_cores() -> int:
@@ -141,22 +133,6 @@ def _outcome_path(directory: Path, key: str) -> Path:
 
 # -- the parent's side -------------------------------------------------------------------------------
 
-# A child's work is mostly waiting on round trips; the run's process is what every test waits for.
-# So where the cores are short, the child gets what the run leaves (measured on the embedded
-# reference, 2 cores: 0.05-0.1 s shorter runs).
-CHILD_NICENESS = 10
-
-
-def _yield_cpu(pid: int) -> None:
-    setpriority = getattr(os, "setpriority", None)  # POSIX only
-    if setpriority is None:
-        return
-    try:
-        # Relative to the run's own priority (a run started with nice stays below its caller).
-        setpriority(os.PRIO_PROCESS, pid, min(os.getpriority(os.PRIO_PROCESS, 0) + CHILD_NICENESS, 19))
-    except OSError:  # not allowed here: the child runs at the run's priority, as it did before
-        return
-
 
 class Sidecar:
     """One test module in a child process; ``raise_outcome(key)`` waits for a test and raises what it raised."""
@@ -180,7 +156,6 @@ class Sidecar:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, env=env
             )
-        _yield_cpu(self.process.pid)
 
     def select(self, keys: list[str]) -> None:
         _publish(self.directory / SELECTED, keys)
@@ -229,12 +204,12 @@ class ChildProcesses:
         self.sidecars: dict[str, list[Sidecar]] = {}  # module name -> its child processes
         self.placed: dict[str, Sidecar] = {}  # a selected test's node id -> the child that runs it
 
-    def start(self, suite: Path, settings: dict[str, Any], redact: Callable[[str], str], near: bool) -> None:
-        """Each module's children, started now so that they collect while the parent does: one child
-        near the target, the module's number far from it, none on a single core (``children_for``)."""
-        for name, far_children in MODULES.items():
+    def start(self, suite: Path, settings: dict[str, Any], redact: Callable[[str], str]) -> None:
+        """Each module's children, started now so that they collect while the parent does: the
+        module's number, none on a single core (``children_for``)."""
+        for name, wanted in MODULES.items():
             module = suite / name
-            count = children_for(far_children, near, usable_cores())
+            count = children_for(wanted, usable_cores())
             if module.is_file() and count:
                 self.sidecars[name] = [Sidecar(module, settings, redact, n + 1) for n in range(count)]
 
