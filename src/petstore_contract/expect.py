@@ -172,16 +172,40 @@ def same_fields(sent: dict[str, Any], answer: Any, where: str, exchange: Exchang
             )
 
 
+def challenge_problem(challenge: str | list[str] | None) -> tuple[str, str] | None:
+    """RFC 9110 §11.6.1 and RFC 6750 §3: what a 401's WWW-Authenticate value(s) lack, as (expected,
+    observed), or None: a Bearer challenge is there.  Shared by the targeted and the generated tests."""
+    values = [challenge] if isinstance(challenge, str) else list(challenge or [])
+    if not any(values):
+        return "a WWW-Authenticate header on the 401", "no WWW-Authenticate header"
+    if "bearer" not in headers.challenge_schemes(values):
+        return "a Bearer challenge", f"WWW-Authenticate: {short(values[0])}"
+    return None
+
+
 def bearer_challenge(answer: Answer) -> str:
     """RFC 9110 §11.6.1 and RFC 6750 §3: a 401 carries a WWW-Authenticate header with a Bearer challenge."""
     challenge: str | None = answer.headers.get("www-authenticate")
-    if not challenge:
-        observed = "no WWW-Authenticate header"
-        raise Mismatch("a WWW-Authenticate header on the 401", observed, answer.exchange, "bearer-challenge")
-    if "bearer" not in headers.challenge_schemes(challenge):
-        observed = f"WWW-Authenticate: {short(challenge)}"
-        raise Mismatch("a Bearer challenge", observed, answer.exchange, "bearer-challenge")
-    return challenge
+    problem = challenge_problem(challenge)
+    if problem is not None:
+        raise Mismatch(*problem, answer.exchange, "bearer-challenge")
+    return challenge or ""
+
+
+def deprecation_problem(value: str | None, date: str | None, now: float) -> tuple[str, str, str] | None:
+    """§4.3, §9.3 and RFC 9745 §2.1: what the deprecated operation's Deprecation header breaks, as
+    (expected, observed, kind), or None: an sf-date (@<unix seconds>) not in the future (a future date
+    announces a deprecation to come; the operation is deprecated now).  Shared by the targeted and
+    the generated tests."""
+    if value is None:
+        return "a Deprecation header on the 200 answer", "no Deprecation header", "deprecation-header"
+    seconds = headers.sf_date_seconds(value)
+    if seconds is None:
+        return "Deprecation: @<unix seconds> (RFC 9745 §2.1)", f"Deprecation: {short(value)}", "deprecation-header"
+    if headers.after_now(seconds, date, now):
+        expected = "a Deprecation date not in the future: the operation is deprecated (§4.3)"
+        return expected, f"Deprecation: {short(value)}", "deprecation-future"
+    return None
 
 
 def not_deprecated(answer: Answer) -> None:
