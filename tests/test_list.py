@@ -28,10 +28,6 @@ REJECTIONS = (400, 422)
 MAXIMUM_LIMITS = ["101", "500", "1000"]  # limit=100 itself: list.limit.honoured
 
 
-def _params(status: str | None, limit: int | None) -> dict[str, Any]:
-    return {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
-
-
 def _page(grid: Grid, query: tuple[str | None, int | None], clause: str) -> store.Page:
     page = grid.pages.get(query)
     if page is None:

@@ -196,7 +196,10 @@ class ContractSession:
             # -x or --maxfail stopped the run: the tests after the stop never ran, and their clauses are
             # not "not selected" (a choice of the user) but undecided: the run cannot say "conformant".
             self.conclusion.stopped_early = str(session.shouldfail or "")
-            processes = {"preflight_ms": round(self.round_trip * 1000), "child_processes": self._where() or "none"}
+            processes = {
+                "preflight_ms": round(self.round_trip * 1000),
+                "child_processes": self.children.describe() or "none",
+            }
             session.exitstatus = self.conclusion.finish(int(exitstatus), processes)
 
     @pytest.hookimpl(trylast=True)
@@ -265,9 +268,6 @@ class ContractSession:
             return
         self.children.start(suite_dir(), self.run.settings.to_dict(), self.run.redact)
 
-    def _where(self) -> str:
-        return self.children.describe()
-
     def _check_target(self) -> str:
         """One request before the run, so an unusable target or key is named once, in one line."""
         started = time.monotonic()
@@ -293,7 +293,7 @@ class ContractSession:
         if self.preflight:
             lines.append(f"petstore PROBLEM: {self.preflight}")
         elif run.settings.concurrency > 1:
-            where = self._where() or "every test in this process"
+            where = self.children.describe() or "every test in this process"
             start_up = " (including what was left of the embedded reference's start-up)" if self.embedded else ""
             lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms{start_up}; {where}")
         return lines
