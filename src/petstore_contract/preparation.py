@@ -107,7 +107,8 @@ def _probe(answer: Row) -> dict[str, Any]:
 def _probes_after(api: Api, seeded: Seeded, handed: int) -> dict[str, dict[str, Any]]:
     """The two ids after one the service just handed out, read (each not listed or probed already)."""
     listed = {pet.get("id") for pet in seeded.before}
-    after = [i for i in (handed + 1, handed + 2) if i <= INT64_MAX and i not in listed and str(i) not in seeded.probes]
+    after = [i for i in (handed + 1, handed + 2) if INT64_MIN <= i <= INT64_MAX and i not in listed]
+    after = [i for i in after if str(i) not in seeded.probes]
     reads = api.map(lambda pet_id: send_row(api, Request("GET", f"/pets/{pet_id}")), after)
     return {str(pet_id): _probe(answer) for pet_id, answer in zip(after, reads, strict=True)}
 
