@@ -69,10 +69,10 @@ from urllib.parse import urlsplit
 
 import requests
 
-from petstore_contract.profiles import DEFAULT_SEED
 from petstore_contract.reference import REFERENCE, VARIANTS, BackgroundServer, build_app
 from petstore_contract.reference.variants import Variant
 from petstore_contract.run import DEFAULT_CONCURRENCY
+from petstore_contract.run.profiles import DEFAULT_SEED
 from petstore_contract.selfcheck import run_suite
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,8 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from petstore_contract.clauses import registry
-from petstore_contract.record import (
+from petstore_contract.core.records import (
     CONFORMANT,
     CONFORMS,
     INCONCLUSIVE,
@@ -36,6 +35,7 @@ from petstore_contract.record import (
     TestRecord,
     cut,
 )
+from petstore_contract.interface.clauses import registry
 
 KEY_VARIABLE = "PETSTORE_API_KEY"
 BASE_URL = "http://127.0.0.1:8765/v1"

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from requests.structures import CaseInsensitiveDict
 
-from petstore_contract import expect, generated, headers
-from petstore_contract.expect import Judge
-from petstore_contract.record import Exchange, Mismatch, Violation
+from petstore_contract.core.records import Exchange, Mismatch, Violation
+from petstore_contract.judging import expect, generated, headers
+from petstore_contract.judging.expect import Judge
 from petstore_contract.transport import Answer
 
 EXCHANGE = Exchange("GET", "http://127.0.0.1:1/v1/pets")

@@ -18,10 +18,9 @@ import jsonschema
 import pytest
 
 from gatekit import KEY, chromium_browser, one_line, served, tool
-from petstore_contract import har
-from petstore_contract.bundle import SELF_HASH, manifest_hash
-from petstore_contract.redaction import KeyFragments
-from petstore_contract.transport import TargetProblem, Transport, TransportOptions
+from petstore_contract.commands.bundle import SELF_HASH, manifest_hash
+from petstore_contract.core.redaction import KeyFragments
+from petstore_contract.transport import TargetProblem, Transport, TransportOptions, har
 
 FILES = ("summary.json", "report.html", "summary.md", "junit.xml", "exchanges.har", "manifest.json")
 

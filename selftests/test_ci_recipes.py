@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from petstore_contract.options import RENAMED
+from petstore_contract.plugin.options import RENAMED
 from petstore_contract.selfcheck import run_suite
 from petstore_contract.selfcheck.launcher import ROOT
 

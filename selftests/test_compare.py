@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gatekit import CREDENTIALS, KEY, one_line, served, tool, write_json
-from petstore_contract.record import SCHEMA_VERSION
+from petstore_contract.core.records import SCHEMA_VERSION
 from petstore_contract.selfcheck import run_suite
 
 RUNS = {

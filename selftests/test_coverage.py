@@ -19,7 +19,7 @@ import pytest
 import requests
 
 from gatekit import KEY, QUICK, served
-from petstore_contract import coverage
+from petstore_contract.judging import coverage
 from petstore_contract.reporting import summary_json
 from petstore_contract.selfcheck import SuiteRun, run_suite
 from petstore_contract.transport import Observed, RunGuard

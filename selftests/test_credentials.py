@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from petstore_contract.api import MARKER, Api, near_misses
+from petstore_contract.run.api import MARKER, Api, near_misses
 
 keys = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=4096)
 TEMPLATES = [f"Bearer {marker}" for marker in near_misses("k")] + ["{key}{key}", "Bearer {key}x", "Token {key}"]

@@ -22,7 +22,7 @@ from schemathesis.core.failures import Failure
 from schemathesis.errors import FailureGroup
 from schemathesis.failure_codes import FAILURE_CLASSES
 
-from petstore_contract import generated
+from petstore_contract.judging import generated
 from petstore_contract.reference import BackgroundServer, build_app
 
 CODE = re.compile(r"ST\d+")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from petstore_contract.clauses import registry
+from petstore_contract.interface.clauses import registry
 from petstore_contract.reference import FAULTS, VARIANTS
 from petstore_contract.selfcheck.killmatrix import Scenario, acceptable, caught, collateral, scenarios
 from petstore_contract.selfcheck.launcher import SuiteRun

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from petstore_contract import heap
+from petstore_contract.run import heap
 
 
 @pytest.fixture

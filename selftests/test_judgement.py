@@ -9,10 +9,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import store
-from petstore_contract.clauses import registry
-from petstore_contract.generated import CATCH_ALL, FAILURE_CLAUSES, clause_for, query_clause, rejection_clause
-from petstore_contract.record import (
+from petstore_contract.core.records import (
     CONFORMANT,
     CONFORMS,
     EMPTY_STORE,
@@ -29,7 +26,10 @@ from petstore_contract.record import (
     Finding,
     Note,
 )
-from petstore_contract.verdict import decide
+from petstore_contract.interface.clauses import registry
+from petstore_contract.judging import store
+from petstore_contract.judging.generated import CATCH_ALL, FAILURE_CLAUSES, clause_for, query_clause, rejection_clause
+from petstore_contract.judging.verdict import decide
 
 # -- Schemathesis findings on clauses ---------------------------------------------------------------
 

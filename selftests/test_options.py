@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.options import FLAG, OPTIONS, PREFIX, RENAMED, deprecated_names, deprecation_line
+from petstore_contract.interface.spec import suite_dir
+from petstore_contract.plugin.options import FLAG, OPTIONS, PREFIX, RENAMED, deprecated_names, deprecation_line
 from petstore_contract.selfcheck import run_suite
-from petstore_contract.spec import suite_dir
 
 # The options' names before issue 26, as the README and the CI recipes knew them.
 OLD_NAMES = {
@@ -62,7 +62,7 @@ NOTICE = re.compile(
 # A test module that is not the suite (no contract run): it writes every option's parsed value.
 PROBE = """
 import json, os
-from petstore_contract.options import OPTIONS
+from petstore_contract.plugin.options import OPTIONS
 
 def test_probe(pytestconfig):
     values = {dest: getattr(pytestconfig.option, dest) for _, dest, _ in OPTIONS}

@@ -19,10 +19,10 @@ from typing import Any
 import requests
 
 from netpeers import PeerServer
-from petstore_contract.pacing import DRY_WAVES, Pacer, Ticket
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.selfcheck.launcher import run_suite
 from petstore_contract.transport import Transport, TransportOptions
+from petstore_contract.transport.pacing import DRY_WAVES, Pacer, Ticket
 
 GENEROUS = 10.0  # seconds: how long a thread that should get through may take on a loaded machine
 BLOCKED = 0.3  # seconds a thread that must stay blocked is watched for

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from petstore_contract.clauses import registry
+from petstore_contract.interface.clauses import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

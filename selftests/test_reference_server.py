@@ -414,7 +414,7 @@ def test_fault_changes_what_it_names(serve: Callable[..., Api], fault: str) -> N
 
 
 def registry() -> dict[str, dict[str, Any]]:
-    with (ROOT / "src" / "petstore_contract" / "clauses.toml").open("rb") as file:
+    with (ROOT / "src" / "petstore_contract" / "interface" / "clauses.toml").open("rb") as file:
         return tomllib.load(file)["clauses"]
 
 

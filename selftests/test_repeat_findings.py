@@ -23,8 +23,7 @@ import jsonschema
 import pytest
 
 import reportdata
-from petstore_contract import reask
-from petstore_contract.record import (
+from petstore_contract.core.records import (
     NOT_REASKED,
     REPRODUCED,
     SEEN_ONCE,
@@ -32,6 +31,7 @@ from petstore_contract.record import (
     Finding,
     TestRecord,
 )
+from petstore_contract.judging import reask
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reporting import html, junit, markdown, summary_json
 from petstore_contract.selfcheck.launcher import SuiteRun, run_suite

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from gatekit import KEY, free_port, one_line, served, tool
-from petstore_contract.rejudge import CannotRejudge, check_for
+from petstore_contract.judging.checks import CannotRejudge, check_for
 
 FAULT = "auth_no_challenge"
 

@@ -25,7 +25,7 @@ import jsonschema
 import pytest
 
 import reportdata
-from petstore_contract.record import VIOLATED, ClauseResult, Exchange, Finding, RunResult
+from petstore_contract.core.records import VIOLATED, ClauseResult, Exchange, Finding, RunResult
 from petstore_contract.reporting import html, junit, markdown, summary_json, terminal, verdict_line, write_reports
 from petstore_contract.reporting import view as report_view
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
-from petstore_contract.spec import load_spec, spec_path
+from petstore_contract.interface.spec import load_spec, spec_path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = ROOT / "spec" / "interface.md"

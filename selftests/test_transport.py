@@ -28,8 +28,8 @@ import schemathesis
 import trustme
 
 from netpeers import ForwardProxy, PeerServer, Reply, Seen, free_port
-from petstore_contract.record import Exchange
-from petstore_contract.redaction import REDACTED, Redactor
+from petstore_contract.core.records import Exchange
+from petstore_contract.core.redaction import REDACTED, Redactor
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.transport import (
     BREAKER_FILE,

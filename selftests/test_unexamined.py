@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from petstore_contract.clauses import CATCH_ALL, registry
-from petstore_contract.expect import UNJUDGED_ENV
+from petstore_contract.interface.clauses import CATCH_ALL, registry
+from petstore_contract.judging.expect import UNJUDGED_ENV
 from petstore_contract.selfcheck import run_suite
 
 QUICK = ("--contract-profile", "quick")

@@ -1,7 +1,7 @@
-"""The fixtures of the contract suite: set-up's outcome (``petstore_contract.preparation``).
+"""The fixtures of the contract suite: set-up's outcome (``petstore_contract.run.setup``).
 
 The run, its API and the judge come from the plugin (``petstore_contract.plugin``); set-up starts
-in the background as soon as the session knows the selection (``petstore_contract.session``).
+in the background as soon as the session knows the selection (``petstore_contract.plugin.session``).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.api import Row
-from petstore_contract.preparation import Grid, Prepared, Seeded, prepared_of
 from petstore_contract.run import Run
+from petstore_contract.run.api import Row
+from petstore_contract.run.setup import Grid, Prepared, Seeded, prepared_of
 
 
 @pytest.fixture(scope="session")

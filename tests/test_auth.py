@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import ahead, expect, headers
-from petstore_contract.ahead import sent_ahead
-from petstore_contract.api import UNSET, Api, Request, Row, attempt, send_table
-from petstore_contract.expect import Judge
-from petstore_contract.preparation import Seeded
-from petstore_contract.record import PRECONDITION, Mismatch, undecided
-from petstore_contract.run import Run
+from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
+from petstore_contract.judging import expect, headers
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.api import UNSET, Api, Request, Row, attempt, send_table
+from petstore_contract.run.setup import Seeded
 from petstore_contract.transport import Answer
 
 

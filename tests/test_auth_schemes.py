@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import ahead, expect
-from petstore_contract.ahead import sent_ahead
-from petstore_contract.api import Request, send_table
-from petstore_contract.expect import Judge
-from petstore_contract.preparation import Seeded
-from petstore_contract.run import Run
+from petstore_contract.judging import expect
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.api import Request, send_table
+from petstore_contract.run.setup import Seeded
 from petstore_contract.transport import Answer
 
 # scheme -> where it sorts against "bearer" (the row id says why it is there)

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import ahead, expect, store
-from petstore_contract.ahead import sent_ahead
-from petstore_contract.api import Request, Row, answered, answers_from_data, send_table
-from petstore_contract.document import INT64_MAX, INT64_MIN
-from petstore_contract.expect import Judge
-from petstore_contract.preparation import Seeded, created_pet
-from petstore_contract.record import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
-from petstore_contract.run import Run
-from petstore_contract.spec import schema_errors
+from petstore_contract.core.records import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN
+from petstore_contract.interface.spec import schema_errors
+from petstore_contract.judging import expect, store
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.api import Request, Row, answered, answers_from_data, send_table
+from petstore_contract.run.setup import Seeded, created_pet
 from petstore_contract.transport import Answer
 
 pytestmark = pytest.mark.writes

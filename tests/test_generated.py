@@ -4,7 +4,7 @@ Positive data: every answer conforms to the spec (status, content type, body, he
 plus the custom checks (Bearer challenge, Deprecation, Error status).  Negative data: POST /pets
 must reject invalid bodies with a 400 Error; for query values the document leaves open (clamp or
 reject), only "no 5xx, conformant body".  Each failure lands on its clause through the table in
-``petstore_contract.generated``.
+``petstore_contract.judging.generated``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every page of a grid of queries (status: none or each PetStatus, limit: none, 1, 2, 5, 20, 100)
 is asked for once, side by side, after set-up; each clause is then judged over the whole grid
-with the page arithmetic of ``petstore_contract.store``.
+with the page arithmetic of ``petstore_contract.judging.store``.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import ahead, expect, store
-from petstore_contract.ahead import sent_ahead
-from petstore_contract.api import Request, Row, send_table
-from petstore_contract.expect import Judge
-from petstore_contract.preparation import GRID, Grid, Seeded
-from petstore_contract.record import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
-from petstore_contract.run import Run
+from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
+from petstore_contract.judging import expect, store
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.api import Request, Row, send_table
+from petstore_contract.run.setup import GRID, Grid, Seeded
 from petstore_contract.transport import Answer
 
 # Out-of-range or malformed limits: §8 gives the bounds, not the answer to values outside them,

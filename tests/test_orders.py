@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from petstore_contract import ahead, expect
-from petstore_contract.ahead import sent_ahead
-from petstore_contract.api import Request, Row, send_table
-from petstore_contract.expect import Judge
-from petstore_contract.preparation import Seeded
-from petstore_contract.record import Mismatch
-from petstore_contract.run import Run
+from petstore_contract.core.records import Mismatch
+from petstore_contract.judging import expect
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.api import Request, Row, send_table
+from petstore_contract.run.setup import Seeded
 
 
 @sent_ahead("orders")

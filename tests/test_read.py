@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from petstore_contract import ahead, expect, headers
-from petstore_contract.ahead import sent_ahead
-from petstore_contract.api import Request, Row, Unanswered, answered, send_table
-from petstore_contract.document import SUNSET_DATE
-from petstore_contract.expect import Judge
-from petstore_contract.preparation import Seeded, created_pet, need_own
-from petstore_contract.record import NOT_SENT, STORE_TOO_LARGE, TARGET, Exchange, Mismatch, Note, undecided
-from petstore_contract.run import Run
+from petstore_contract.core.records import NOT_SENT, STORE_TOO_LARGE, TARGET, Exchange, Mismatch, Note, undecided
+from petstore_contract.interface.document import SUNSET_DATE
+from petstore_contract.judging import expect, headers
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.api import Request, Row, Unanswered, answered, send_table
+from petstore_contract.run.setup import Seeded, created_pet, need_own
 from petstore_contract.transport import Answer
 
 SUNSET_DAY = headers.epoch_day(*SUNSET_DATE)  # §4.3, §9.3

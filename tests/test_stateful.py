@@ -3,7 +3,7 @@
 Along every hop each field survives exactly and ids are never reused (§2, §4.1-§4.3).  The
 profile's state-machine runs are split into ``WALKS`` independent walks, each a test with its own
 seed: a walk is a chain of round trips, so far from the target a concurrent run walks them side
-by side in child processes (``petstore_contract.sidecar``); elsewhere they run one after the other.
+by side in child processes (``petstore_contract.run.sidecar``); elsewhere they run one after the other.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, seed, settings
 from schemathesis import GenerationMode
 
-from petstore_contract.expect import Judge
-from petstore_contract.generated import CUSTOM_CHECKS
-from petstore_contract.preparation import Seeded
-from petstore_contract.record import BUDGET, TARGET, Finding, Violation, find_error
+from petstore_contract.core.records import BUDGET, TARGET, Finding, Violation, find_error
+from petstore_contract.judging.expect import Judge
+from petstore_contract.judging.generated import CUSTOM_CHECKS
 from petstore_contract.run import current_run
+from petstore_contract.run.setup import Seeded
 from petstore_contract.transport import TargetProblem
 
 FIELDS = ("name", "categoryId", "status")

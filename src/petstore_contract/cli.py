@@ -18,10 +18,10 @@ import pytest
 
 # subcommand -> the module whose ``main(argv) -> int`` runs it (imported only when asked for)
 COMMANDS = {
-    "compare": "petstore_contract.compare",
-    "certify": "petstore_contract.certify",
-    "verify": "petstore_contract.bundle",
-    "replay": "petstore_contract.replay",
+    "compare": "petstore_contract.commands.compare",
+    "certify": "petstore_contract.commands.certify",
+    "verify": "petstore_contract.commands.bundle",
+    "replay": "petstore_contract.commands.replay",
 }
 
 

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
-from petstore_contract.document import INT64_MIN, STATUSES
+from petstore_contract.interface.document import INT64_MIN, STATUSES
 from petstore_contract.reference.faults import FAULTS
 from petstore_contract.reference.rules import (
     DEPRECATION,

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from petstore_contract.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.reference.variants import Variant
 
 INTEGER = re.compile(r"-?[0-9]{1,20}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from petstore_contract.record import RunResult
+from petstore_contract.core.records import RunResult
 from petstore_contract.reporting import html, junit, markdown, summary_json, terminal
 from petstore_contract.reporting.view import fold, public_facts, verdict_line
 

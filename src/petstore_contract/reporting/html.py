@@ -14,7 +14,7 @@ from typing import Any
 
 import jinja2
 
-from petstore_contract.record import (
+from petstore_contract.core.records import (
     BODY_EXCERPT,
     NOT_SELECTED,
     OTHER,
@@ -224,7 +224,7 @@ def _appendix(clause: ClauseResult) -> dict[str, Any]:
 
 def _statement(clause_id: str) -> str:
     """What the suite checks, in its own words (the registry's statement; empty for an unknown id)."""
-    from petstore_contract.clauses import registry
+    from petstore_contract.interface.clauses import registry
 
     clause = registry().get(clause_id)
     return clause.statement if clause else ""

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from petstore_contract.record import REPEAT_WORDS, Finding, RunResult, cut
+from petstore_contract.core.records import REPEAT_WORDS, Finding, RunResult, cut
 from petstore_contract.reporting import view
 
 MESSAGE_LIMIT = 1_000  # a one-line message longer than this is cut (the body keeps it whole)

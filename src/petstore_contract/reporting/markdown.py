@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from petstore_contract.record import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED, ClauseResult, RunResult, cut
+from petstore_contract.core.records import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED, ClauseResult, RunResult, cut
 from petstore_contract.reporting import view
 
 LIMIT = 60_000  # bytes (UTF-8); GitHub refuses a step summary over 1 MiB, and reads best far below

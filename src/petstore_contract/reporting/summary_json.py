@@ -13,7 +13,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from petstore_contract.record import RunResult
+from petstore_contract.core.records import RunResult
 from petstore_contract.reporting import view
 
 SCHEMA_FILE = "summary.schema.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from petstore_contract.record import UNDECIDED, RunResult, cut
+from petstore_contract.core.records import UNDECIDED, RunResult, cut
 from petstore_contract.reporting import view
 
 SHOWN = 15  # violated clauses, and undecided reasons, listed one a line; the rest are counted

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from petstore_contract.record import (
+from petstore_contract.core.records import (
     BLOCKING,
     BUDGET,
     CONFORMANT,

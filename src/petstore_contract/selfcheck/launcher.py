@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from petstore_contract.spec import suite_dir
+from petstore_contract.interface.spec import suite_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -41,8 +41,8 @@ from urllib.parse import urlencode, urljoin
 
 import requests
 
-from petstore_contract import record
-from petstore_contract.redaction import Redactor
+from petstore_contract.core import records as record
+from petstore_contract.core.redaction import Redactor
 from petstore_contract.transport.adapter import GuardedAdapter, Observed, parse_retry_after
 from petstore_contract.transport.answers import Answer, build_exchange
 from petstore_contract.transport.batch import Batch

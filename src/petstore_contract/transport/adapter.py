@@ -17,11 +17,11 @@ import urllib3
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ProtocolError
 
-from petstore_contract.pacing import Pacer, Ticket
-from petstore_contract.redaction import Redactor
+from petstore_contract.core.redaction import Redactor
 from petstore_contract.transport.answers import build_exchange
 from petstore_contract.transport.guard import RunGuard
 from petstore_contract.transport.options import TransportOptions, origin
+from petstore_contract.transport.pacing import Pacer, Ticket
 from petstore_contract.transport.problems import BUDGET, TargetProblem, describe, reason
 
 READ_SIZE = 65536

@@ -9,8 +9,8 @@ from typing import Any
 
 from requests.structures import CaseInsensitiveDict
 
-from petstore_contract import record
-from petstore_contract.redaction import Redactor
+from petstore_contract.core import records as record
+from petstore_contract.core.redaction import Redactor
 
 # Not shown in a recorded exchange: transport details a replay (curl) sets by itself.
 HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "accept-encoding"})

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from petstore_contract import record
+from petstore_contract.core import records as record
 from petstore_contract.transport.options import TransportOptions
 from petstore_contract.transport.problems import BUDGET, TARGET, TargetProblem
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import requests
 
-from petstore_contract import record
+from petstore_contract.core import records as record
 
 TARGET, BUDGET = "target", "budget"
 _TLS_EOF = (

@@ -1,0 +1,1 @@
+"""The `petstore-contract` subcommands: compare, certify, verify (bundle), replay."""

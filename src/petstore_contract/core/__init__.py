@@ -1,0 +1,1 @@
+"""The run's records (exchanges, findings, results) and the redaction every output passes."""

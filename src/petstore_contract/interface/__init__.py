@@ -1,0 +1,1 @@
+"""The interface document modelled: its constants, the OpenAPI document, the clause registry."""

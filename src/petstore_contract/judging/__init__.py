@@ -1,0 +1,1 @@
+"""Judging answers: checks, the placement of findings on clauses, the store arithmetic, the verdict."""

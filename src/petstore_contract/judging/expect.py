@@ -1,0 +1,297 @@
+"""Judgements shared by the targeted tests: each says what it expected and what came back.
+
+A helper raises ``Mismatch`` (expected, observed, the exchange); the ``judge`` block around it
+names the clause, so one exchange can be judged on several clauses, each on its own::
+
+    with judge("auth.invalid"):
+        expect.status(answer, 401)
+    with judge("auth.challenge"):
+        expect.bearer_challenge(answer)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import pytest
+
+from petstore_contract.core.records import (
+    BUDGET,
+    CONFORMS,
+    TARGET,
+    THROTTLED,
+    UNDECIDED,
+    VIOLATED,
+    Exchange,
+    Finding,
+    Mismatch,
+    Note,
+    Undecided,
+    Violation,
+)
+from petstore_contract.interface.spec import schema_errors
+from petstore_contract.judging import headers
+from petstore_contract.transport import TargetProblem
+
+SHOWN = 200  # characters of a value quoted in an observation
+# The suite-mutation self-test names clauses (or "all") whose judgements become no-ops: each must
+# then end undecided, never conforming (selftests/test_unexamined.py).
+UNJUDGED_ENV = "PETSTORE_SELFTEST_UNJUDGED"
+
+
+def throttled(exchange: Exchange | None) -> bool:
+    """A 429 that outlasted the waits its Retry-After asked for: the target would not answer, which
+    decides nothing (RFC 6585: the request was not processed) — never a violation by itself."""
+    return exchange is not None and exchange.status == 429
+
+
+def unjudged(clause: str) -> bool:
+    chosen = os.environ.get(UNJUDGED_ENV, "")
+    return bool(chosen) and (chosen == "all" or clause in chosen.split(","))
+
+
+class Answer(Protocol):
+    """What a check reads of an answer (read-only: a transport answer, a replayed one, an unanswered row)."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def body(self) -> bytes: ...
+
+    @property
+    def exchange(self) -> Exchange: ...
+
+    @property
+    def headers(self) -> Any: ...
+
+
+def short(value: Any, limit: int = SHOWN) -> str:
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):  # nested deeper than json can write back
+        text = repr(value) if not isinstance(value, list | dict) else f"a JSON {type(value).__name__} nested too deep"
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def body_of(answer: Answer) -> str:
+    return short(answer.body.decode("utf-8", errors="replace")) or "an empty body"
+
+
+def parse_json(answer: Answer) -> Any:
+    try:
+        return json.loads(answer.body)
+    except (ValueError, RecursionError):  # invalid JSON or UTF-8; nesting deeper than Python's stack
+        raise Mismatch(
+            "a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, "json-body"
+        ) from None
+
+
+def status(answer: Answer, *expected: int) -> None:
+    if answer.status not in expected:
+        want = " or ".join(map(str, expected))
+        observed = f"HTTP {answer.status} with {body_of(answer)}"
+        raise Mismatch(f"HTTP {want}", observed, answer.exchange, "status:" + ",".join(map(str, expected)))
+
+
+def key_accepted(answer: Answer, expected: str = "the valid key accepted (§5.1)") -> None:
+    """The credential sent was taken: no 401 and no 403 (what else it answered is other clauses' to judge)."""
+    if answer.status in (401, 403):
+        raise Mismatch(expected, f"HTTP {answer.status}", answer.exchange, "key-accepted")
+
+
+def no_server_error(answer: Answer) -> None:
+    if answer.status >= 500:
+        raise Mismatch("no 5xx answer", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, "no-5xx")
+
+
+def json_media_type(answer: Answer) -> None:
+    content_type = answer.headers.get("content-type", "")
+    if headers.media_type(content_type) != "application/json":
+        observed = f"Content-Type: {content_type or '(none)'}"
+        raise Mismatch("Content-Type: application/json", observed, answer.exchange, "json-media-type")
+
+
+def error_body(answer: Answer) -> dict[str, Any]:
+    """An Error: a JSON object with string code, string message, integer status = the HTTP status."""
+    body = parse_json(answer)
+    problems = schema_errors("Error", body)
+    if problems:
+        raise Mismatch(
+            "an Error body {code: string, message: string, status: integer}",
+            f"{body_of(answer)} ({'; '.join(problems)})",
+            answer.exchange,
+            "error-body",
+        )
+    if body["status"] != answer.status:
+        raise Mismatch(
+            f"Error status {answer.status} (the HTTP status)",
+            f"Error status {body['status']!r}",
+            answer.exchange,
+            "error-body",
+        )
+    error: dict[str, Any] = body
+    return error
+
+
+def pet(instance: Any, where: str, exchange: Exchange | None = None) -> dict[str, Any]:
+    problems = schema_errors("Pet", instance)
+    if problems:
+        raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange, "pet")
+    found: dict[str, Any] = instance
+    return found
+
+
+def pet_list(answer: Answer) -> list[dict[str, Any]]:
+    """A 200 whose body is a JSON array of Pet."""
+    status(answer, 200)
+    body = parse_json(answer)
+    if not isinstance(body, list):
+        observed = f"a JSON {type(body).__name__}: {body_of(answer)}"
+        raise Mismatch("a JSON array of Pet", observed, answer.exchange, "pet-list")
+    for index, item in enumerate(body):
+        pet(item, f"item {index} of the list", answer.exchange)
+    return body
+
+
+def same_fields(sent: dict[str, Any], answer: Any, where: str, exchange: Exchange | None = None) -> None:
+    """Each field sent comes back exactly (type and value: 1 is not 1.0 nor "1")."""
+    if not isinstance(answer, dict):
+        raise Mismatch(f"{where} as a JSON object", short(answer), exchange)
+    for name, value in sent.items():
+        got = answer.get(name, "<absent>")
+        if got != value or type(got) is not type(value):
+            raise Mismatch(
+                f"{where} with {name}={short(value)}", f"{name}={short(got)}", exchange, f"same-field:{name}"
+            )
+
+
+def challenge_problem(challenge: str | list[str] | None) -> tuple[str, str] | None:
+    """RFC 9110 §11.6.1 and RFC 6750 §3: what a 401's WWW-Authenticate value(s) lack, as (expected,
+    observed), or None: a Bearer challenge is there.  Shared by the targeted and the generated tests."""
+    values = [challenge] if isinstance(challenge, str) else list(challenge or [])
+    if not any(values):
+        return "a WWW-Authenticate header on the 401", "no WWW-Authenticate header"
+    if "bearer" not in headers.challenge_schemes(values):
+        return "a Bearer challenge", f"WWW-Authenticate: {short(values[0])}"
+    return None
+
+
+def bearer_challenge(answer: Answer) -> str:
+    """RFC 9110 §11.6.1 and RFC 6750 §3: a 401 carries a WWW-Authenticate header with a Bearer challenge."""
+    challenge: str | None = answer.headers.get("www-authenticate")
+    problem = challenge_problem(challenge)
+    if problem is not None:
+        raise Mismatch(*problem, answer.exchange, "bearer-challenge")
+    return challenge or ""
+
+
+def deprecation_problem(value: str | None, date: str | None, now: float) -> tuple[str, str, str] | None:
+    """§4.3, §9.3 and RFC 9745 §2.1: what the deprecated operation's Deprecation header breaks, as
+    (expected, observed, kind), or None: an sf-date (@<unix seconds>) not in the future (a future date
+    announces a deprecation to come; the operation is deprecated now).  Shared by the targeted and
+    the generated tests."""
+    if value is None:
+        return "a Deprecation header on the 200 answer", "no Deprecation header", "deprecation-header"
+    seconds = headers.sf_date_seconds(value)
+    if seconds is None:
+        return "Deprecation: @<unix seconds> (RFC 9745 §2.1)", f"Deprecation: {short(value)}", "deprecation-header"
+    if headers.after_now(seconds, date, now):
+        expected = "a Deprecation date not in the future: the operation is deprecated (§4.3)"
+        return expected, f"Deprecation: {short(value)}", "deprecation-future"
+    return None
+
+
+def not_deprecated(answer: Answer) -> None:
+    """§9.3: only GET /pets/{petId} is deprecated; an answer of a current operation announces neither a
+    deprecation (RFC 9745) nor a removal (RFC 8594)."""
+    for name in ("Deprecation", "Sunset"):
+        value = answer.headers.get(name)
+        if value is not None:
+            expected = "no Deprecation or Sunset header on a current operation"
+            raise Mismatch(expected, f"{name}: {value}", answer.exchange, "deprecation-scope")
+
+
+# -- the judge: one outcome per clause of a test ----------------------------------------------------
+
+
+@dataclass
+class Judge:
+    """What a test decided, clause by clause; the plugin reads it after the test."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    examined: dict[str, int] = field(default_factory=dict)  # clause -> judgements made (exchanges judged)
+
+    @contextmanager
+    def __call__(self, clause: str) -> Iterator[None]:
+        """Judge one clause: a Mismatch inside violates it, Undecided (or an unanswered request) leaves
+        it undecided, else it conforms.
+
+        A block that ends without Undecided examined the target for its clause once; a clause no block
+        examined cannot conform (``verdict.clause_results``).  Under ``UNJUDGED_ENV`` (the suite-mutation
+        self-test) the named clauses' blocks judge nothing: whatever they raise is dropped."""
+        if unjudged(clause):
+            with contextlib.suppress(Exception):
+                yield
+            return
+        try:
+            yield
+        except Mismatch as exc:
+            if exc.exchange is not None and throttled(exc.exchange):
+                self.undecided(Note((clause,), THROTTLED, f"the target kept answering 429 ({exc.exchange.url})"))
+            else:
+                self.violated(exc.finding(clause))
+        except Violation as exc:
+            for finding in exc.findings:
+                self.violated(finding)
+        except Undecided as exc:
+            self.undecided(exc.note)
+        except TargetProblem as exc:  # one row of a table unanswered: that row alone is undecided
+            self.unanswered(clause, exc)
+        else:
+            self.outcomes.setdefault(clause, CONFORMS)
+            self.count(clause)
+
+    def count(self, clause: str, exchanges: int = 1) -> None:
+        """``exchanges`` more judgements of ``clause`` (a check that judges outside a ``with judge`` block)."""
+        if exchanges > 0 and not unjudged(clause):
+            self.examined[clause] = self.examined.get(clause, 0) + exchanges
+
+    def violated(self, finding: Finding) -> None:
+        self.findings.append(finding)
+        self.outcomes[finding.clause] = VIOLATED
+        self.count(finding.clause)
+
+    def undecided(self, note: Note) -> None:
+        self.notes.append(note)
+        for clause in note.clauses:
+            if self.outcomes.get(clause) != VIOLATED:
+                self.outcomes[clause] = UNDECIDED
+
+    def unanswered(self, clause: str, problem: TargetProblem) -> None:
+        """A request for ``clause`` the target did not answer: undecided, whatever its other rows decide."""
+        kind = BUDGET if problem.kind == BUDGET else TARGET
+        self.undecided(Note((clause,), kind, f"the target could not be asked: {problem}"))
+
+    def finish(self) -> None:
+        """Raise the test's violations (all of them, each on its clause) once every clause was judged."""
+        if self.findings:
+            raise Violation(*self.findings)
+
+
+JUDGE_KEY = pytest.StashKey[Judge]()
+
+
+def judge_of(item: pytest.Item) -> Judge:
+    """The test's judge (made on first use): its clause outcomes, findings and judgements made."""
+    judge: Judge = item.stash.setdefault(JUDGE_KEY, Judge())
+    return judge

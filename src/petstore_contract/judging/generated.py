@@ -1,0 +1,363 @@
+"""Schemathesis wiring of the generated tests: schemas, custom checks, and findings on clauses.
+
+Every Schemathesis failure becomes a ``Finding`` on one clause through one explicit table,
+keyed by (operation, failure code or check name, status class); a failure the table does not place
+lands on the catch-all clause ``generated.other``.  Schemathesis' own ``ignored_auth`` probes are
+turned off (spec/schemathesis.toml): they would bypass the run's transport, and the credential table
+(tests/test_auth.py) asks every operation with every refused credential anyway.
+
+Why codes and check names, not class names or titles: a failure's ``code`` ("ST108", the class
+attribute ``Failure.code``; schemathesis.failure_codes lists them, and Schemathesis promises a code is
+never renumbered or reused) and the name of the check that raised it (``response_headers_conformance``,
+the name its configuration files and ``--checks`` use) are Schemathesis' stable identities.  A class
+name or a title is wording: an upgrade that renames ``JsonSchemaError`` or rewords "Response header
+does not conform" would silently send every such finding to ``generated.other``.  The check that
+raised a failure is recorded by an ``after_validate`` hook on each schema (``record_checks``).
+selftests/test_failure_codes.py fails, naming it, when the installed Schemathesis defines a failure
+code or registers a check the table does not place, or no longer defines one the table names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+import schemathesis
+from schemathesis import CheckResult, Config, GenerationMode, HookContext
+from schemathesis.errors import FailureGroup
+
+from petstore_contract.core.records import Exchange, Finding, Violation, cut
+from petstore_contract.interface.clauses import CATCH_ALL
+from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.spec import schemathesis_config_path, spec_path
+from petstore_contract.judging import expect
+
+CURRENT_OPERATIONS = ("listPets", "createPet")  # §9.3: GET /pets is the replacement; POST /pets is not deprecated
+
+# Schemathesis' failure codes (``Failure.code``), by what they report.
+SERVER_ERROR = "ST101"  # a 5xx
+CONTENT_TYPE_SERVER_ERROR = "ST102"  # a 5xx to a request whose Content-Type is malformed or not declared
+UNDEFINED_STATUS = "ST103"  # a status the operation does not document
+MISSING_CONTENT_TYPE = "ST104"
+UNDEFINED_CONTENT_TYPE = "ST105"
+MALFORMED_MEDIA_TYPE = "ST106"
+MISSING_HEADERS = "ST107"  # a required response header absent
+SCHEMA_VIOLATION = "ST108"  # a body, or a header (response_headers_conformance), that breaks its schema
+MALFORMED_JSON = "ST109"
+UNDESERIALIZABLE = "ST110"  # a body that cannot be decoded as its media type
+DISCRIMINATOR_MISMATCH = "ST111"
+RESPONSE_TIME = "ST112"  # max_response_time: not configured
+GRAPHQL_CODES = ("ST113", "ST114", "ST115", "ST206")  # GraphQL targets only
+ACCEPTED_NEGATIVE = "ST201"  # invalid data not rejected
+REJECTED_POSITIVE = "ST202"  # valid data rejected
+MISSING_HEADER_ACCEPTED = "ST203"  # a request without a required header (Authorization) not rejected
+UNSUPPORTED_METHOD = "ST204"  # off in spec/schemathesis.toml (§4.4: other methods are not shown)
+ALLOW_HEADER = "ST205"
+USE_AFTER_FREE = "ST301"  # the spec has no DELETE
+RESOURCE_UNAVAILABLE = "ST302"  # a created resource not found by the link that reads it
+IGNORED_AUTH = "ST401"  # off in spec/schemathesis.toml (see above)
+OBJECT_AUTHORIZATION = "ST402"
+CUSTOM = "ST901"  # a custom check's failure; the suite's own checks carry their clause (_failure_findings)
+
+# A header that breaks its schema: the schema-violation code as the header check raises it.
+HEADER_SCHEMA = f"{SCHEMA_VIOLATION}@response_headers_conformance"
+
+# (operationId or "*", kind, "2xx" | "4xx" | "*") -> clause.  A kind is a failure code, a code as one
+# check raises it ("<code>@<check>"), or a check name (for a code this table does not name: a code
+# a later Schemathesis adds lands on its check's clause).  The code raised by the check comes first,
+# then the code, then the check; within each, the most specific key wins; generated.other last.
+FAILURE_CLAUSES: dict[tuple[str, str, str], str] = {
+    ("listPets", SERVER_ERROR, "*"): "responses.documented",
+    ("listOrders", SERVER_ERROR, "*"): "orders.available",
+    ("*", SERVER_ERROR, "*"): "responses.documented",
+    ("*", CONTENT_TYPE_SERVER_ERROR, "*"): "responses.documented",
+    # An undocumented status where the operation should have succeeded breaks that operation's clause.
+    ("listPets", UNDEFINED_STATUS, "2xx"): "list.shape",
+    ("createPet", UNDEFINED_STATUS, "2xx"): "create.created",
+    ("getPet", UNDEFINED_STATUS, "2xx"): "read.found",
+    ("listOrders", UNDEFINED_STATUS, "*"): "orders.available",
+    ("*", UNDEFINED_STATUS, "*"): "responses.documented",
+    ("*", MISSING_CONTENT_TYPE, "*"): "json.content-type",
+    ("*", MALFORMED_MEDIA_TYPE, "*"): "json.content-type",
+    ("*", UNDEFINED_CONTENT_TYPE, "*"): "json.content-type",
+    ("getPet", MISSING_HEADERS, "*"): "read.deprecation",
+    ("getPet", HEADER_SCHEMA, "*"): "read.deprecation",
+    ("*", MISSING_HEADERS, "*"): "responses.documented",
+    ("*", HEADER_SCHEMA, "*"): "responses.documented",
+    ("listPets", SCHEMA_VIOLATION, "2xx"): "list.shape",
+    ("createPet", SCHEMA_VIOLATION, "2xx"): "create.created",
+    ("getPet", SCHEMA_VIOLATION, "2xx"): "read.found",
+    ("listOrders", SCHEMA_VIOLATION, "2xx"): "orders.available",
+    ("*", SCHEMA_VIOLATION, "4xx"): "errors.body",
+    ("listPets", MALFORMED_JSON, "2xx"): "list.shape",
+    ("createPet", MALFORMED_JSON, "2xx"): "create.created",
+    ("getPet", MALFORMED_JSON, "2xx"): "read.found",
+    ("listOrders", MALFORMED_JSON, "*"): "orders.available",
+    ("*", MALFORMED_JSON, "4xx"): "errors.body",
+    ("*", UNDESERIALIZABLE, "2xx"): "responses.documented",
+    ("*", UNDESERIALIZABLE, "4xx"): "errors.body",
+    ("createPet", ACCEPTED_NEGATIVE, "*"): "create.reject.types",  # refined by the body: see below
+    ("getPet", ACCEPTED_NEGATIVE, "*"): "read.not-found",  # an id that is no int64 names no animal
+    ("*", ACCEPTED_NEGATIVE, "*"): "responses.documented",
+    ("createPet", REJECTED_POSITIVE, "*"): "create.created",
+    ("listPets", REJECTED_POSITIVE, "*"): "list.limit.accepted",
+    ("getPet", REJECTED_POSITIVE, "*"): "read.not-found",  # a well-formed id answered neither 200 nor 404
+    ("listOrders", REJECTED_POSITIVE, "*"): "orders.available",
+    ("*", MISSING_HEADER_ACCEPTED, "*"): "auth.missing",
+    ("*", IGNORED_AUTH, "*"): "auth.missing",
+    ("getPet", RESOURCE_UNAVAILABLE, "*"): "read.found",
+    # Known kinds no clause of the document is more specific for (or not raised against this spec).
+    ("*", DISCRIMINATOR_MISMATCH, "*"): CATCH_ALL,  # the spec has no discriminator
+    ("*", RESPONSE_TIME, "*"): CATCH_ALL,
+    **{("*", code, "*"): CATCH_ALL for code in GRAPHQL_CODES},
+    ("*", UNSUPPORTED_METHOD, "*"): CATCH_ALL,
+    ("*", ALLOW_HEADER, "*"): CATCH_ALL,
+    ("*", USE_AFTER_FREE, "*"): CATCH_ALL,
+    ("*", OBJECT_AUTHORIZATION, "*"): CATCH_ALL,
+    ("*", CUSTOM, "*"): CATCH_ALL,  # another check's AssertionError (the suite's own carry a clause)
+    # Checks: where a code the table does not name lands (one a later Schemathesis adds, or a code
+    # above on an operation or status its rows leave out).
+    ("*", "not_a_server_error", "*"): "responses.documented",
+    ("*", "status_code_conformance", "*"): "responses.documented",
+    ("*", "content_type_conformance", "*"): "json.content-type",
+    ("*", "response_headers_conformance", "*"): "responses.documented",
+    ("*", "response_schema_conformance", "*"): CATCH_ALL,
+    ("*", "negative_data_rejection", "*"): "responses.documented",
+    ("*", "positive_data_acceptance", "*"): CATCH_ALL,
+    ("*", "missing_required_header", "*"): "auth.missing",
+    ("*", "ignored_auth", "*"): "auth.missing",
+    ("*", "unsupported_method", "*"): CATCH_ALL,
+    ("*", "allow_header_conformance", "*"): CATCH_ALL,
+    ("*", "use_after_free", "*"): CATCH_ALL,
+    ("*", "ensure_resource_availability", "*"): CATCH_ALL,
+    ("*", "object_level_authorization", "*"): CATCH_ALL,
+    ("*", "max_response_time", "*"): CATCH_ALL,
+}
+
+# Labels of findings (``Finding.expectation``, "schemathesis:<label>", part of a finding's signature
+# and so of waivers and compare): Schemathesis' class name, as before codes placed findings; shown,
+# never matched.  A header that breaks its schema is "HeaderSchema".
+HEADER_SCHEMA_LABEL = "HeaderSchema"
+
+
+def clause_for(operation: str, code: str, status: int | None, check: str | None = None) -> str:
+    """The clause of a failure with this code, raised by this check (when known), on an answer of this status."""
+    status_class = "2xx" if status is not None and status < 400 else "4xx"
+    kinds = [f"{code}@{check}", code, check] if check else [code]
+    scopes = ((operation, status_class), (operation, "*"), ("*", status_class), ("*", "*"))
+    keys = ((where, kind, answered) for kind in kinds for where, answered in scopes)
+    return next((FAILURE_CLAUSES[key] for key in keys if key in FAILURE_CLAUSES), CATCH_ALL)
+
+
+# The check that raised each failure of this thread's last validation (Schemathesis' FailureGroup
+# carries the failures only).  Checks run, and the hook is called, on the thread that validates.
+_raised = threading.local()
+
+
+def record_checks(context: HookContext, case: Any, response: Any, results: list[CheckResult]) -> None:
+    """``after_validate`` hook of each schema: which check raised which failure."""
+    _raised.by = [(result.failure, result.name) for result in results if result.failure is not None]
+
+
+def check_of(failure: Any) -> str | None:
+    """The check that raised ``failure`` in this thread's last validation; else the only check that reports its code."""
+    for seen, name in getattr(_raised, "by", ()):
+        if seen is failure:
+            return str(name)
+    checks: tuple[str, ...] = getattr(type(failure), "checks", ())
+    return checks[0] if len(checks) == 1 else None
+
+
+def rejection_clause(body: Any) -> str:
+    """Which create.reject.* clause an invalid NewPet that was accepted breaks."""
+    if not isinstance(body, dict):
+        return "create.reject.json"
+    if "name" not in body or "categoryId" not in body:
+        return "create.reject.required"
+    if "status" in body and body["status"] not in STATUSES:
+        return "create.reject.status"
+    return "create.reject.types"
+
+
+# Modules Schemathesis imports on first use while it sends and judges a case (seen with an audit
+# hook on "import" events off the main thread: selftests/test_import_race.py).  The run sends and
+# judges cases on several threads; two threads importing one module of an import cycle at once
+# can see it half-initialised ("cannot import name 'check_object_level_authorization'"), so the
+# main thread imports them while it loads the schemas, before any case is sent.
+LAZY_MODULES = ("schemathesis.specs.openapi.object_authorization", "pyrate_limiter")
+
+
+def import_lazy_modules() -> None:
+    for name in LAZY_MODULES:
+        with contextlib.suppress(ImportError):  # a later Schemathesis may have moved it: the self-test says so
+            importlib.import_module(name)
+
+
+def load_schema(mode: GenerationMode, *, seed: int, max_examples: int, read_only: bool) -> Any:
+    """The spec as a Schemathesis schema for one generation mode (and what judging it will import); its
+    validations record which check raised each failure (``record_checks``)."""
+    import_lazy_modules()
+    schema: Any = schemathesis.openapi.from_path(spec_path(), config=Config.from_path(schemathesis_config_path()))
+    schema.config.seed = seed
+    schema.config.generation.update(modes=[mode], max_examples=max_examples, deterministic=False)
+    schema = schema.exclude(method="POST") if read_only else schema
+    schema.hook("after_validate")(record_checks)
+    return schema
+
+
+# -- custom checks: what Schemathesis has no built-in check for ------------------------------------
+
+
+def _finding(clause: str, expected: str, observed: str, expectation: str) -> Violation:
+    return Violation(Finding(clause, expected, observed, source="generated", expectation=expectation))
+
+
+def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
+    """RFC 9110 §11.6.1, RFC 6750 §3: a 401 carries a Bearer challenge."""
+    if response.status_code != 401:
+        return
+    problem = expect.challenge_problem(response.headers.get("www-authenticate"))
+    if problem is not None:
+        raise _finding("auth.challenge", *problem, "bearer-challenge")
+
+
+def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
+    """§4.3/§9.3, RFC 9745 §2.1: the deprecated operation's 2xx answers carry Deprecation: @<seconds>, a
+    date not in the future; the operations §9.3 names as current (GET /pets, its replacement, and
+    POST /pets) carry neither Deprecation nor Sunset."""
+    values = response.headers.get("deprecation") or []
+    if not case.operation.schema.is_deprecated(case.operation):
+        operation = case.operation.definition.raw.get("operationId", "")
+        sunset = response.headers.get("sunset") or []
+        if operation in CURRENT_OPERATIONS and (values or sunset):
+            shown = f"Deprecation: {values[0]}" if values else f"Sunset: {sunset[0]}"
+            expected = f"no Deprecation or Sunset on {case.operation.label}"
+            raise _finding("deprecation.scope", expected, shown, "deprecation-scope")
+        return
+    if not 200 <= response.status_code < 300:
+        return
+    date = (response.headers.get("date") or [None])[0]
+    problem = expect.deprecation_problem(values[0] if values else None, date, time.time())
+    if problem is not None:
+        raise _finding("read.deprecation", *problem)
+
+
+def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
+    """§7: an Error body's status repeats the HTTP status."""
+    if response.status_code < 400:
+        return
+    try:
+        body = json.loads(response.content)
+    except (ValueError, RecursionError):
+        return  # response_schema_conformance reports a body that is not JSON
+    if isinstance(body, dict) and "status" in body and body["status"] != response.status_code:
+        observed = f"Error status {body['status']!r}"
+        raise _finding("errors.body", f"Error status {response.status_code}", observed, "error-body")
+
+
+CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_matches]
+
+
+# -- what a case sends ---------------------------------------------------------------------------
+
+TEST_CASE_HEADER = "x-schemathesis-testcaseid"  # a fresh id per case: not part of what is asked
+
+
+def request_fingerprint(case: Any, base_url: str, headers: dict[str, str]) -> str:
+    """A digest of the request ``case.call(base_url=..., headers=...)`` sends, as Schemathesis serialises it
+    (excluded headers already removed); a digest, so that the key is never kept in the clear."""
+    sent: dict[str, Any] = case.as_transport_kwargs(base_url=base_url, headers=headers)
+    on_wire = sent.get("headers", {}).items()
+    sent["headers"] = sorted((k.lower(), v) for k, v in on_wire if k.lower() != TEST_CASE_HEADER)
+    # Keys keep their order: a body or query with the same members in another order is another request.
+    text = json.dumps(sent, default=repr)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# -- failures as findings --------------------------------------------------------------------------
+
+
+def exchange_of(response: Any, redact: Any) -> Exchange:
+    """The Schemathesis response (and the request it carries) as a redacted record."""
+    request = response.request
+    body = request.body
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    content = response.content or b""
+    return Exchange(
+        method=request.method,
+        url=redact(request.url),
+        request_headers=tuple((k, redact(v)) for k, v in request.headers.items() if k.lower() != "content-length"),
+        request_body=None if text is None else cut(redact(text)),
+        status=response.status_code,
+        response_headers=tuple((k, redact(v)) for k, values in response.headers.items() for v in values),
+        response_body=cut(redact(content.decode("utf-8", "replace"))),
+        response_length=len(content),
+    )
+
+
+def findings_of(group: FailureGroup, case: Any, response: Any, redact: Any, valid_auth: str) -> list[Finding]:
+    exchange = exchange_of(response, redact) if response is not None else None
+    status = response.status_code if response is not None else None
+    sent_auth = response.request.headers.get("Authorization") if response is not None else valid_auth
+    operation = case.operation.definition.raw.get("operationId", case.operation.label)
+    # A request without the valid key that did not get its 401 breaks the credential clause first;
+    # a 401 it did get is judged like any other answer (its body, its challenge).
+    blamed = _credential_clause(sent_auth, valid_auth) if status != 401 else None
+    found: list[Finding] = []
+    for failure in group.exceptions:
+        found += _failure_findings(failure, blamed or _blamed_clause(failure, operation, case, status), exchange)
+    return found
+
+
+def _credential_clause(sent: str | None, valid: str) -> str | None:
+    """A request without the valid key must get 401, whatever else it carries (§5.3): its clause first."""
+    if sent is None:
+        return "auth.missing"
+    return None if sent == valid else "auth.invalid"
+
+
+def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) -> str:
+    negative = case.meta is not None and case.meta.generation.mode == GenerationMode.NEGATIVE
+    code = failure.code
+    rejected = status is not None and 400 <= status < 500
+    if negative and operation == "createPet" and code in (ACCEPTED_NEGATIVE, SERVER_ERROR) and not rejected:
+        # Invalid data not answered with a 4xx: the clause of what the body got wrong.
+        return rejection_clause(case.body)
+    if negative and operation == "listPets" and code == SERVER_ERROR:
+        return query_clause(case.query or {})
+    return clause_for(operation, code, status, check_of(failure))
+
+
+def query_clause(query: dict[str, Any]) -> str:
+    """Which list clause an invalid query that broke the server judges: the limit's or the status'."""
+    limit = str(query.get("limit", "20"))
+    if not (limit.isascii() and limit.isdigit() and len(limit) <= 3 and 1 <= int(limit) <= 100):
+        return "list.limit.invalid"
+    if "status" in query and query["status"] not in STATUSES:
+        return "list.status.invalid"
+    return "responses.documented"
+
+
+def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> list[Finding]:
+    origin = getattr(failure, "exception", None)  # a custom check's own exception (Schemathesis keeps it)
+    if isinstance(origin, Violation):
+        return [replace(f, exchange=exchange, source="generated") for f in origin.findings]
+    observed = " ".join(f"{failure.title}. {failure.message}".split())
+    label = failure_label(failure)
+    expected = f"Schemathesis' {label} check to hold"
+    return [
+        Finding(clause, expected, cut(observed, 500), exchange, source="generated", expectation=f"schemathesis:{label}")
+    ]
+
+
+def failure_label(failure: Any) -> str:
+    """How a finding names its failure (``HEADER_SCHEMA_LABEL``): shown and kept in signatures, never matched."""
+    if f"{failure.code}@{check_of(failure)}" == HEADER_SCHEMA:
+        return HEADER_SCHEMA_LABEL
+    return type(failure).__name__

@@ -1,0 +1,146 @@
+"""What the suite knows of the target's store, and the arithmetic of its pages.
+
+The interface has no delete, so a shared Staging only grows, and a server may cap its pages
+(``limit`` is a maximum, §4.1; paging beyond it is not shown, §4.4).  The suite therefore never
+assumes it sees the whole store.  For one server cap ``C >= 1`` and ``n`` matching animals, the
+page for ``limit=k`` holds ``min(k, n, C)`` animals.  From pages alone it knows:
+
+- ``C >= C_seen``, the largest page any query returned;
+- ``n_s >= known_s``, the animals of status ``s`` it created or saw before it looked;
+- a page for status ``s`` with ``limit=100`` that holds ``q`` animals, with ``q < 100`` and
+  ``q < C_seen``, holds every animal of status ``s``: that status is seen whole.
+
+Everything below is a pure function of the pages; the tests send the requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from petstore_contract.interface.document import LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, STATUSES
+
+LIMITS = (None, LIMIT_MIN, 2, 5, LIMIT_DEFAULT, LIMIT_MAX)  # None: no limit parameter (the default, 20)
+FILTERS = (None, *STATUSES)  # None: no status parameter
+FULL_STORE = LIMIT_MAX + 1  # one more than the largest page, so that "never more than 100" can be seen
+
+
+@dataclass(frozen=True)
+class Page:
+    """One answered GET /pets: the query and the animals it listed (already shape-checked)."""
+
+    status: str | None
+    limit: int | None
+    pets: tuple[dict[str, Any], ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.pets)
+
+    @property
+    def ids(self) -> list[Any]:
+        return [pet.get("id") for pet in self.pets]
+
+    def query(self) -> str:
+        parts = [f"status={self.status}"] * (self.status is not None) + [f"limit={self.limit}"] * (
+            self.limit is not None
+        )
+        return "GET /pets" + ("?" + "&".join(parts) if parts else "")
+
+
+@dataclass
+class Knowledge:
+    """Animals known to exist, by status, before the pages being judged were asked for."""
+
+    by_status: dict[str, set[Any]] = field(default_factory=lambda: {s: set() for s in STATUSES})
+    without_status: set[Any] = field(default_factory=set)
+
+    def add(self, pet: dict[str, Any]) -> None:
+        """The latest word on an animal wins: an id seen again leaves the status it had before."""
+        status = pet.get("status")
+        for ids in (*self.by_status.values(), self.without_status):
+            ids.discard(pet.get("id"))
+        if status in self.by_status:
+            self.by_status[status].add(pet.get("id"))
+        else:
+            self.without_status.add(pet.get("id"))
+
+    def count(self, status: str | None) -> int:
+        if status is None:
+            return sum(len(ids) for ids in self.by_status.values()) + len(self.without_status)
+        return len(self.by_status.get(status, ()))
+
+
+def largest_page(pages: list[Page]) -> int:
+    return max((page.size for page in pages), default=0)
+
+
+def effective_limit(page: Page) -> int:
+    return LIMIT_DEFAULT if page.limit is None else page.limit
+
+
+def least_size(page: Page, known: Knowledge, cap_seen: int) -> int:
+    """The fewest animals the page may hold: min(k, n, C) with n >= known and C >= cap_seen.
+
+    Where the page should hold every known match (k at least n), a missing animal is a question of
+    which animals are listed (``list.status.found``, judged in complete view); the page's size
+    alone then only says it must not be empty.
+    """
+    matching = known.count(page.status)
+    if effective_limit(page) >= matching:
+        return min(1, matching)
+    return min(effective_limit(page), matching, max(cap_seen, 1))
+
+
+def seen_whole(page: Page, cap_seen: int) -> bool:
+    """A limit=100 page shorter than 100 and than the largest page seen lists every match."""
+    return page.limit == LIMIT_MAX and page.size < LIMIT_MAX and page.size < cap_seen
+
+
+def duplicates(page: Page) -> list[Any]:
+    seen: set[Any] = set()
+    repeated = []
+    for pet_id in page.ids:
+        if pet_id in seen:
+            repeated.append(pet_id)
+        seen.add(pet_id)
+    return repeated
+
+
+def wrong_status(page: Page) -> list[dict[str, Any]]:
+    if page.status is None:
+        return []
+    return [pet for pet in page.pets if pet.get("status") != page.status]
+
+
+def fillers_needed(first_page: Page, own: int) -> int:
+    """Animals to create so that more than 100 exist, when the first page shows a store that small.
+
+    A limit=100 page of 100 animals: the store holds enough.  A shorter page holds every animal
+    unless the server caps pages below it; then the cap, not the store, bounds every page, and
+    filling would only grow the store.  Both cases are told apart by the status pages (see
+    ``whole_store``), so a capped server gets no fillers.
+    """
+    if first_page.size >= LIMIT_MAX:
+        return 0
+    return max(0, FULL_STORE - first_page.size - own)
+
+
+def whole_store(unfiltered: Page, filtered: list[Page]) -> bool:
+    """True when a limit=100 unfiltered page provably lists the whole store.
+
+    Each animal has at most one status, so the status pages partition the statused animals.  If
+    the page were cut by a cap C < n, either one status alone fills C (its page holds C, and the
+    other statuses add more than the unfiltered page holds) or the statuses together exceed C.
+    With every status present, the sum of the status pages then exceeds the unfiltered page.
+    """
+    if unfiltered.limit != LIMIT_MAX or unfiltered.size >= LIMIT_MAX:
+        return False
+    statused = {pet.get("id") for pet in unfiltered.pets if pet.get("status") in STATUSES}
+    unstatused = unfiltered.size - len(statused)
+    union = {pet_id for page in filtered for pet_id in page.ids}
+    if unfiltered.size == 0:
+        return all(page.size == 0 for page in filtered)
+    if any(page.size == 0 for page in filtered) or unstatused:
+        return False
+    return sum(page.size for page in filtered) == unfiltered.size and union == statused

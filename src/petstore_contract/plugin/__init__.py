@@ -1,0 +1,201 @@
+"""The pytest plugin's entry module (entry point ``pytest11``): options, markers, the run, fixtures.
+
+It acts only on runs that collect the contract suite, so that another project's tests in the same
+environment (and the project's own ``selftests/``) run untouched: for a contract run it builds the
+run's settings and registers the one session object (``session.ContractSession``) whose methods
+are the run's hooks.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from petstore_contract.commands import certify
+from petstore_contract.interface.clauses import section_markers
+from petstore_contract.interface.spec import suite_dir
+from petstore_contract.judging import waivers
+from petstore_contract.judging.expect import Judge, judge_of
+from petstore_contract.plugin import options
+from petstore_contract.plugin.session import CHILD, CONTROLLER, WORKER, ContractSession
+from petstore_contract.run import Run, RunSettings, heap, install
+from petstore_contract.run.sidecar import child_settings
+from petstore_contract.run.target import KEY_ENV, TargetConfigError, resolve
+
+RUN_KEY = pytest.StashKey[Run]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_to(parser)
+
+
+# -- the run ----------------------------------------------------------------------------------------
+
+
+def is_contract_run(config: pytest.Config) -> bool:
+    if hasattr(config, "workerinput"):
+        return "petstore_settings" in config.workerinput
+    suite = suite_dir().resolve()
+    args = config.args or [str(Path.cwd())]
+    for arg in args:
+        if config.option.pyargs and arg.split("::", 1)[0].startswith("petstore_contract"):
+            return True
+        path = Path(arg.split("::", 1)[0]).resolve()
+        if path == suite or suite in path.parents or (path in suite.parents and not config.option.pyargs):
+            return path == suite or suite in path.parents or _testpaths_include(config, suite)
+    return False
+
+
+def _testpaths_include(config: pytest.Config, suite: Path) -> bool:
+    paths = config.getini("testpaths") or []
+    return any((config.rootpath / p).resolve() == suite for p in paths)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in (
+        "clause(*ids): the clauses of clauses.toml that this test judges",
+        "writes: the test sends POST requests (not selected in read-only runs)",
+        "generated: a Schemathesis (property-based or stateful) test",
+        "deferred: a generated test whose cases are sent side by side while they are drawn",
+        "must: judges a MUST clause",
+        "should: judges a SHOULD clause",
+        "rfc: judges a clause that comes from an HTTP RFC",
+    ):
+        config.addinivalue_line("markers", line)
+    for name in section_markers():
+        section = name.removeprefix("section_").replace("_", ".")
+        config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
+    options.notice_deprecated(config)
+    heap.release()  # an earlier contract run of this process leaves nothing frozen for this session
+    if not is_contract_run(config):
+        return
+    # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
+    in_charge = not hasattr(config, "workerinput") and child_settings() is None
+    option = config.option
+    refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
+    if refused:
+        raise pytest.UsageError(refused)
+    try:
+        waived = (
+            waivers.for_run(option.petstore_waivers, config.rootpath, option.petstore_certify) if in_charge else None
+        )
+    except waivers.WaiverError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    heap.relax()
+    # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
+    # before clean-ups, and find the long-lived objects still frozen.
+    config.add_cleanup(heap.restore)
+    settings, key, embedded = _settings(config)
+    run = Run(settings, key)
+    install(run)
+    config.stash[RUN_KEY] = run
+    if child_settings() is not None:
+        run.produces_shared = False
+        role = CHILD
+    else:
+        role = WORKER if hasattr(config, "workerinput") else CONTROLLER
+    session = ContractSession(config, run, role, embedded)
+    if session.finishing is not None:
+        session.finishing.waivers = waived
+    config.pluginmanager.register(session, "petstore-session")
+    config.option.base_url = settings.base_url
+    # Failures carry their own text (FailureRepr); native tracebacks for the rest spare pytest's
+    # source parsing, which CPython 3.11 does not survive while another thread compiles.
+    config.option.tbstyle = "native"
+
+
+def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
+    worker = getattr(config, "workerinput", None)
+    given = worker["petstore_settings"] if worker is not None else child_settings()
+    if given is not None:
+        try:
+            settings = RunSettings(**given)
+        except TypeError as exc:
+            raise pytest.UsageError(f"unusable run settings from the parent process: {exc}") from None
+        return settings, os.environ.get(settings.key_env, ""), None
+    option = config.option
+    options.check(option)
+    try:
+        target = resolve(
+            base_url=option.base_url,
+            target_name=option.petstore_target,
+            read_only=option.petstore_read_only,
+            allow_writes=option.petstore_allow_writes,
+            pyproject=config.rootpath / "pyproject.toml",
+        )
+    except TargetConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if option.petstore_certify and (target.read_only if target is not None else option.petstore_read_only):
+        raise pytest.UsageError(certify.READ_ONLY_REFUSED)
+    embedded = None
+    if target is None:
+        target, embedded = _start_embedded(option.petstore_read_only)
+    budget = option.petstore_run_budget
+    shared = tempfile.mkdtemp(prefix="petstore-run-")
+    settings = RunSettings(
+        target_name=target.name,
+        base_url=target.base_url,
+        key_env=target.key_env,
+        read_only=target.read_only,
+        profile=option.petstore_profile,
+        seed=option.petstore_seed,
+        run_id=secrets.token_hex(3),
+        timeout=option.petstore_timeout,
+        max_body_bytes=option.petstore_max_body,
+        trip_after=option.petstore_trip_after,
+        budget=budget,
+        deadline=time.time() + budget if budget else None,
+        concurrency=option.petstore_concurrency,
+        verify=option.petstore_ca_bundle or True,
+        client_cert=option.petstore_client_cert,
+        client_key=option.petstore_client_key,
+        use_proxy_env=not option.petstore_no_proxy_env,
+        shared_dir=shared,
+        record_dir=str(Path(option.petstore_record).resolve()) if option.petstore_record else "",
+    )
+    return settings, target.api_key, embedded
+
+
+def _start_embedded(read_only: bool) -> tuple[Any, Any]:
+    from petstore_contract.reference.child import ChildServer
+    from petstore_contract.run.target import Target
+
+    key = secrets.token_urlsafe(24)
+    server = ChildServer(key)  # listening already; it accepts once its process is up
+    # xdist workers inherit the environment; the key never goes on a command line.
+    os.environ[KEY_ENV] = key
+    return Target("embedded", server.base_url, key, read_only), server
+
+
+def _run_of(config: pytest.Config) -> Run:
+    run = config.stash.get(RUN_KEY, None)
+    if run is None:
+        pytest.skip("not a contract run")
+    return run
+
+
+@pytest.fixture(scope="session")
+def run(pytestconfig: pytest.Config) -> Run:
+    return _run_of(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def api(run: Run) -> Any:
+    return run.api
+
+
+@pytest.fixture(scope="session")
+def read_only(run: Run) -> bool:
+    return run.read_only
+
+
+@pytest.fixture
+def judge(request: pytest.FixtureRequest) -> Judge:
+    """Judges each clause of a test on its own (see ``expect``); the plugin reads it after the test."""
+    return judge_of(request.node)

@@ -1,0 +1,146 @@
+"""One test's outcome as a ``TestRecord``: which clauses it found conforming, violated or undecided.
+
+- a passing test: the clauses its judge blocks judged (or, with none, every clause it names) conform;
+- a ``Violation``/``Mismatch``: findings on their clauses (a bare Mismatch or assert on the test's
+  first clause); the judge's other clauses keep their own outcome;
+- ``Undecided`` (a skip carrying a note): its clauses undecided with the note's reason;
+- a transport ``TargetProblem``: every clause of the test undecided, the target could not be asked;
+- any other skip (read-only, markers): not selected;
+- anything else is an error of the suite itself: its clauses undecided, never "passed".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from petstore_contract.core.records import (
+    BUDGET,
+    CONFORMS,
+    NOT_SELECTED,
+    OTHER,
+    TARGET,
+    UNDECIDED,
+    VIOLATED,
+    Finding,
+    Mismatch,
+    Note,
+    TestRecord,
+    Undecided,
+    Violation,
+    find_error,
+)
+from petstore_contract.judging.expect import Judge
+from petstore_contract.transport import TargetProblem
+
+
+def record_of(
+    nodeid: str, clauses: tuple[str, ...], call: pytest.CallInfo[None], report: pytest.TestReport, judge: Judge | None
+) -> TestRecord:
+    record = TestRecord(nodeid, clauses)
+    if judge is not None:
+        record.judged = dict(judge.outcomes)
+        record.findings = list(judge.findings)
+        record.notes = list(judge.notes)
+        record.warnings = list(judge.warnings)
+        record.examined = dict(judge.examined)
+    error = call.excinfo.value if call.excinfo is not None else None
+    if error is None:
+        _passed(record, clauses, judge)
+    elif (undecided := find_error(error, Undecided)) is not None:
+        _note(record, undecided.note)
+    elif (problem := find_error(error, TargetProblem)) is not None:
+        kind = BUDGET if getattr(problem, "kind", TARGET) == BUDGET else TARGET
+        _note(record, Note(_all(record, clauses), kind, f"the target could not be asked: {problem}"))
+    elif report.skipped:
+        record.outcome = NOT_SELECTED
+        record.detail = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else "skipped"
+        record.judged = {}
+    elif (violation := find_error(error, Violation)) is not None:
+        for finding in violation.findings:
+            _violated(record, finding)
+    elif (mismatch := find_error(error, Mismatch)) is not None:
+        _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
+    elif isinstance(error, AssertionError) and clauses:
+        first = (str(error).strip().splitlines() or ["an assertion failed"])[0]
+        _violated(record, Finding(clauses[0], "the check to hold", first[:500]))
+    else:
+        first_line = (str(error).strip().splitlines() or [""])[0][:300]
+        record.detail = f"the suite failed: {type(error).__name__}: {first_line}"
+        _note(record, Note(_all(record, clauses), OTHER, record.detail))
+        record.outcome = "error"
+        return record
+    record.findings = [f.with_test(nodeid) for f in record.findings]
+    record.outcome = _overall(record)
+    return record
+
+
+def _passed(record: TestRecord, clauses: tuple[str, ...], judge: Judge | None) -> None:
+    if judge is None or not judge.outcomes:
+        for cid in clauses:
+            record.judged.setdefault(cid, CONFORMS)
+
+
+def _all(record: TestRecord, clauses: tuple[str, ...]) -> tuple[str, ...]:
+    undecided = [c for c in clauses if record.judged.get(c) != VIOLATED]
+    return tuple(dict.fromkeys([*undecided, *(c for c, o in record.judged.items() if o == CONFORMS)]))
+
+
+def _note(record: TestRecord, note: Note) -> None:
+    record.notes.append(note)
+    for cid in note.clauses:
+        if record.judged.get(cid) != VIOLATED:
+            record.judged[cid] = UNDECIDED
+
+
+def _violated(record: TestRecord, finding: Finding) -> None:
+    if finding not in record.findings:  # the judge's own findings come back in its Violation
+        record.findings.append(finding)
+    record.judged[finding.clause] = VIOLATED
+
+
+def _overall(record: TestRecord) -> str:
+    outcomes = set(record.judged.values())
+    for outcome in (VIOLATED, UNDECIDED, CONFORMS):
+        if outcome in outcomes:
+            return outcome
+    return NOT_SELECTED if record.outcome == NOT_SELECTED else CONFORMS
+
+
+class FailureRepr:
+    """A failure's text whose first line pytest shows as the failure's one-line message.
+
+    pytest's short summary and JUnit's ``message`` read ``longrepr.reprcrash.message``; the whole
+    text is the evidence.  (Under xdist a report's longrepr travels as its text.)
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.reprcrash = _Crash(text.splitlines()[0] if text else "")
+
+    def toterminal(self, out: Any) -> None:
+        for line in self.text.splitlines():
+            out.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Crash:
+    def __init__(self, message: str) -> None:
+        self.message, self.path, self.lineno = message, "", 0
+
+
+def failure_text(record: TestRecord) -> str:
+    """First line: the clause and the broken expectation (JUnit's message); then the evidence."""
+    lines = [f.summary() for f in record.findings] or [record.detail]
+    for finding in record.findings[:3]:
+        if finding.exchange is not None:
+            exchange = finding.exchange
+            lines += [
+                "",
+                f"{finding.clause}: replay: {exchange.curl()}",
+                f"  answered HTTP {exchange.status}: {exchange.response_body[:500]}",
+            ]
+    return "\n".join(lines)

@@ -1,0 +1,154 @@
+"""The end of a run, in the controller: every test's record, then the verdict, the reports, the exit code.
+
+Each test leaves a ``TestRecord`` on its report (plain data, so it crosses from xdist workers); the
+records, the run's counters (every process's) and its problems become clause outcomes and the
+verdict (``verdict.decide``); every output is rendered from one redacted copy of the result.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from petstore_contract.core.records import Exchange, RunResult, TestRecord
+from petstore_contract.judging import coverage, reask, waivers
+from petstore_contract.judging.verdict import clause_results, decide, server_errors_record, void
+from petstore_contract.reporting import outputs
+from petstore_contract.run import Run
+from petstore_contract.transport import SERVER_ERRORS, merge_counters
+
+RECORD_ATTR = "petstore_record"  # a plain dict on the TestReport: survives xdist serialisation
+INTERRUPTED, USAGE_ERROR, INTERNAL_ERROR, NO_TESTS = 2, 4, 3, 5
+
+
+class Finish:
+    """The controller's view of the run: every test's record, then the verdict and the reports."""
+
+    def __init__(self, config: pytest.Config, run: Run) -> None:
+        self.config = config
+        self.run = run
+        self.records: dict[str, TestRecord] = {}
+        self.result: RunResult | None = None
+        self.paths: dict[str, Path] = {}
+        self.waivers: tuple[str, list[waivers.Waiver]] | None = None  # (file, waivers) when one was read
+        self.stopped_early = ""  # pytest's reason when -x or --maxfail stopped the run
+        self.counters_file: Path | None = None  # where this process's counters went (written again after re-asks)
+
+    def keep(self, report: pytest.TestReport) -> None:
+        """A test's record (the controller sees the reports of every xdist worker too)."""
+        data = getattr(report, RECORD_ATTR, None)
+        if data is None:
+            return
+        record = TestRecord.from_dict(data)
+        previous = self.records.get(record.nodeid)
+        if previous is None or previous.outcome in ("conforms", "not_selected"):
+            self.records[record.nodeid] = record
+
+    def problems(self, exitstatus: int, counters: dict[str, Any]) -> list[str]:
+        found = []
+        if exitstatus == INTERRUPTED:
+            found.append("the run was interrupted before every test ran")
+        elif self.stopped_early:
+            found.append(f"the run stopped early ({self.stopped_early}: -x or --maxfail) before every test ran")
+        spent = self.run.guard.budget_spent()
+        if spent:
+            found.append(spent)
+        breaker = self.run.guard.breaker_open() or ""
+        first = self.run.guard.first_problem
+        if breaker or (
+            first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")
+        ):
+            found.append(f"the target did not answer: {first or breaker}")
+        if self.key_rejected():
+            found.append(
+                f"the configured key was rejected on every operation asked with it: check {self.run.settings.key_env}"
+            )
+        return found
+
+    def key_rejected(self) -> bool:
+        """The valid key refused on every operation: nothing the target answered can be judged."""
+        refused = {f.test for r in self.records.values() for f in r.findings if f.clause == "auth.accepted"}
+        accepted = [r for r in self.records.values() if r.judged.get("auth.accepted") == "conforms"]
+        return bool(refused) and not accepted
+
+    def finish(self, exitstatus: int, processes: dict[str, Any]) -> int:
+        """The verdict, the reports, and the process's exit code (``processes``: how the run was laid out)."""
+        if exitstatus in (USAGE_ERROR, INTERNAL_ERROR) or self.config.option.collectonly:
+            return exitstatus  # the one-line error is the outcome; no report claims a verdict
+        counters, server_errors = self._counters()
+        records = list(self.records.values())
+        unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
+        # Problems first: asking the findings again must never change the verdict.
+        problems = self.problems(exitstatus, counters)
+        every = [*records, unreported] if unreported is not None else records
+        reasked = reask.again(every, self.run.transport, self._reask_blocked(exitstatus))
+        records, judged = reasked.records[: len(records)], reasked.records
+        if reasked.sent:
+            counters = self._recounted()
+        facts = self.run.facts() | _timing(self.run.settings.started) | counters | processes
+        facts["reasked"] = reasked.sent
+        rows = clause_results(judged)
+        if self.key_rejected():
+            rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
+        warnings = [w for r in self.records.values() for w in r.warnings]
+        if self.run.redact.note:
+            warnings.append(self.run.redact.note)
+        # The boundary: whatever produced a string (a check, Schemathesis, the target's echo), every
+        # output is rendered from this redacted copy.
+        self.result = self.run.redact.scrub(
+            decide(rows, facts=facts, problems=problems, records=records, warnings=warnings)
+        )
+        if self.run.settings.shared_dir:
+            merged = coverage.merge(self.run.settings.shared_dir)
+            self.result.coverage = coverage.report(merged, self.result.clauses, self.run.read_only)
+        if self.waivers is not None:
+            file, listed = self.waivers
+            self.result.gate = waivers.gate(self.result, listed, datetime.now(UTC).date(), file).to_dict()
+        self.paths = outputs.write_all(self.result, self.config)
+        if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
+            return exitstatus
+        return self.result.process_exit_code
+
+    def _reask_blocked(self, exitstatus: int) -> str:
+        """Why no finding may be asked again ("" when they may)."""
+        if exitstatus == INTERRUPTED:
+            return "the run was interrupted"
+        if self.key_rejected():
+            return f"the configured key was rejected ({self.run.settings.key_env})"
+        return ""
+
+    def _recounted(self) -> dict[str, Any]:
+        """The run's counters again, with the re-asks this process sent (and their coverage)."""
+        if self.counters_file is not None:
+            self.run.guard.write_counters(self.counters_file)
+        return self._counters()[0]
+
+    def _counters(self) -> tuple[dict[str, Any], list[Exchange]]:
+        """The run's counters (every process's) and the 5xx answers its processes kept."""
+        shared = self.run.settings.shared_dir
+        if not shared:
+            return self.run.guard.counters(), self.run.guard.server_errors()
+        counters = merge_counters(shared)
+        return counters, [Exchange.from_dict(data) for data in counters.pop(SERVER_ERRORS)]
+
+    def finish_terminal(self) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None or self.result is None:
+            return
+        for line in outputs.final_lines(self.result, self.paths):
+            reporter.write_line(
+                line, bold=line is not None and line.startswith(("Conformant", "Not conformant", "Inconclusive"))
+            )
+
+
+def _timing(started: float) -> dict[str, Any]:
+    finished = time.time()
+    return {"started": _iso(started), "finished": _iso(finished), "duration_s": round(finished - started, 2)}
+
+
+def _iso(moment: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))

@@ -1,0 +1,225 @@
+"""The plugin's command-line options, as data, and the checks of their values (one line each)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, profiles
+from petstore_contract.run.sidecar import child_settings
+
+# The plugin's options, as data: (flags, dest, argparse keywords).
+OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
+    (
+        "--contract-target",
+        "petstore_target",
+        {"metavar": "NAME", "help": "a named target from pyproject.toml (staging, production)"},
+    ),
+    ("--contract-read-only", "petstore_read_only", {"action": "store_true", "help": "send no POST"}),
+    (
+        "--contract-allow-writes",
+        "petstore_allow_writes",
+        {"action": "store_true", "help": "let a read-only target be written"},
+    ),
+    (
+        "--contract-profile",
+        "petstore_profile",
+        {
+            "default": "default",
+            "help": "depth of the generated tests: quick, default (CI gate) or deep (nightly)",
+        },
+    ),
+    (
+        "--contract-seed",
+        "petstore_seed",
+        {"type": int, "default": profiles.DEFAULT_SEED, "help": "seed of the generated tests"},
+    ),
+    (
+        "--contract-request-timeout",
+        "petstore_timeout",
+        {
+            "type": float,
+            "default": DEFAULT_TIMEOUT,
+            "metavar": "SECONDS",
+            "help": "seconds to wait for a connection or the next bytes",
+        },
+    ),
+    (
+        "--contract-concurrency",
+        "petstore_concurrency",
+        {
+            "type": int,
+            "default": DEFAULT_CONCURRENCY,
+            "metavar": "N",
+            "help": f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)",
+        },
+    ),
+    (
+        "--contract-child-processes",
+        "petstore_child_processes",
+        {
+            "default": "auto",
+            "metavar": "auto|none",
+            "help": "auto: the stateful walks run in child processes when a core is there for them; "
+            "none: every test in this process (e.g. several runs share the cores)",
+        },
+    ),
+    (
+        "--contract-ca-bundle",
+        "petstore_ca_bundle",
+        {"metavar": "FILE", "help": "CA bundle to verify the target's TLS certificate"},
+    ),
+    (
+        "--contract-client-cert",
+        "petstore_client_cert",
+        {"metavar": "FILE", "help": "client certificate (PEM) for mutual TLS"},
+    ),
+    ("--contract-client-key", "petstore_client_key", {"metavar": "FILE", "help": "the client certificate's key (PEM)"}),
+    (
+        "--contract-no-proxy-env",
+        "petstore_no_proxy_env",
+        {"action": "store_true", "help": "ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (used for non-loopback targets)"},
+    ),
+    (
+        "--contract-report-dir",
+        "petstore_report_dir",
+        {"metavar": "DIR", "help": "where report.html, summary.md, summary.json go (default ./reports)"},
+    ),
+    (
+        "--contract-run-budget",
+        "petstore_run_budget",
+        {
+            "type": float,
+            "metavar": "SECONDS",
+            "help": "seconds for the whole run; once spent, nothing more is sent and the run is inconclusive",
+        },
+    ),
+    (
+        "--contract-max-body-bytes",
+        "petstore_max_body",
+        {"type": int, "default": 4_000_000, "metavar": "BYTES", "help": "read at most this much of an answer"},
+    ),
+    (
+        "--contract-circuit-breaker",
+        "petstore_trip_after",
+        {"type": int, "default": 3, "metavar": "N", "help": "send nothing after N requests in a row got no answer"},
+    ),
+    (
+        "--contract-waivers",
+        "petstore_waivers",
+        {"metavar": "FILE", "help": "waivers to apply to the exit code (default: waivers.toml in the project root)"},
+    ),
+    (
+        "--contract-record",
+        "petstore_record",
+        {"metavar": "DIR", "help": "keep every request and answer of the run in DIR (for exchanges.har)"},
+    ),
+    (
+        "--contract-certify",
+        "petstore_certify",
+        {"action": "store_true", "help": "a certification run (petstore-contract certify): the full suite, no waivers"},
+    ),
+)
+
+
+# Every option is ``--contract-<name>``, so that another plugin in the same environment keeps its
+# own ``--target`` or ``--concurrency``; ``--base-url`` is pytest-base-url's, which the suite reads.
+PREFIX = "--contract-"
+
+# The names before issue 26 (old -> new): still accepted for one release, with a one-line notice.
+RENAMED: dict[str, str] = {
+    "--target": "--contract-target",
+    "--read-only": "--contract-read-only",
+    "--allow-writes": "--contract-allow-writes",
+    "--request-timeout": "--contract-request-timeout",
+    "--concurrency": "--contract-concurrency",
+    "--child-processes": "--contract-child-processes",
+    "--ca-bundle": "--contract-ca-bundle",
+    "--client-cert": "--contract-client-cert",
+    "--client-key": "--contract-client-key",
+    "--no-proxy-env": "--contract-no-proxy-env",
+    "--report-dir": "--contract-report-dir",
+    "--run-budget": "--contract-run-budget",
+    "--max-body-bytes": "--contract-max-body-bytes",
+    "--circuit-breaker": "--contract-circuit-breaker",
+}
+
+# dest -> the option's name, for messages
+FLAG: dict[str, str] = {dest: flag for flag, dest, _ in OPTIONS}
+
+
+def add_to(parser: pytest.Parser) -> None:
+    group = parser.getgroup("petstore", "Pet Store contract suite (a second name: the old one, deprecated)")
+    for flag, dest, keywords in OPTIONS:
+        old = [name for name, new in RENAMED.items() if new == flag]
+        group.addoption(flag, *old, dest=dest, **keywords)
+
+
+def deprecated_names(args: Iterable[str]) -> list[str]:
+    """The old names among ``args`` (``--concurrency 4``, ``--concurrency=4``), each once, in order."""
+    used: list[str] = []
+    for arg in args:
+        if arg == "--":  # what follows is not an option
+            break
+        name = arg.split("=", 1)[0]
+        if name in RENAMED and name not in used:
+            used.append(name)
+    return used
+
+
+def deprecation_line(old: str) -> str:
+    return f"petstore-contract: {old} is deprecated, use {RENAMED[old]} (the old name goes in the next release)"
+
+
+def notice_deprecated(config: pytest.Config) -> None:
+    """One line on stderr for each old name the run was given: on its command line, in ``addopts`` or
+    in ``PYTEST_ADDOPTS``.  Once per run: xdist workers and the child processes are given their
+    settings by the process that started them, which has said it.  Never an error, never a warning
+    (``-W error`` would make one fatal): the run and its exit code are the same with either name."""
+    if hasattr(config, "workerinput") or child_settings() is not None:
+        return
+    given = [
+        *config.getini("addopts"),
+        *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+        *config.invocation_params.args,
+    ]
+    for old in deprecated_names(given):
+        sys.stderr.write(deprecation_line(old) + "\n")
+    sys.stderr.flush()
+
+
+# Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
+# error is a usage screen, not one line.
+CHOICES = (
+    ("petstore_profile", tuple(profiles.PROFILES)),
+    ("petstore_child_processes", ("auto", "none")),
+)
+
+
+def check(option: Any) -> None:
+    """A value out of its range or set is a usage error: one line, no traceback, the option's name."""
+    for dest, allowed in CHOICES:
+        if getattr(option, dest) not in allowed:
+            raise pytest.UsageError(f"{FLAG[dest]} must be one of {', '.join(allowed)}, got {getattr(option, dest)!r}")
+    for dest in ("petstore_timeout", "petstore_run_budget"):
+        value = getattr(option, dest)
+        if value is not None and not value > 0:
+            raise pytest.UsageError(f"{FLAG[dest]} must be a positive number of seconds, got {value}")
+    for dest, least in (("petstore_max_body", 1), ("petstore_trip_after", 0), ("petstore_concurrency", 1)):
+        value = getattr(option, dest)
+        if value < least:
+            raise pytest.UsageError(f"{FLAG[dest]} must be at least {least}, got {value}")
+    if option.petstore_concurrency > 64:
+        raise pytest.UsageError(f"{FLAG['petstore_concurrency']} must be at most 64, got {option.petstore_concurrency}")
+    if bool(option.petstore_client_cert) != bool(option.petstore_client_key) and option.petstore_client_key:
+        raise pytest.UsageError(f"{FLAG['petstore_client_key']} needs {FLAG['petstore_client_cert']}")
+    for dest in ("petstore_client_cert", "petstore_client_key", "petstore_ca_bundle"):
+        path = getattr(option, dest)
+        if path and not Path(path).is_file():
+            raise pytest.UsageError(f"{FLAG[dest]}: no such file: {path}")

@@ -1,0 +1,300 @@
+"""The session object: one per pytest process of a contract run, owning it from configure to unconfigure.
+
+Its methods are the plugin's hooks, registered once (``plugin.pytest_configure``); nothing else in
+the package implements a hook.  A process plays one role:
+
+- the **controller** (the process the user started): the pre-flight request, the header, child
+  processes for the Hypothesis-driven modules (``sidecar``), every test's record, the verdict, the
+  reports and the exit code (``finish``);
+- an xdist **worker**: runs its tests and writes its counters;
+- a **child** process of a concurrent run: runs exactly the tests its parent dealt it and reports
+  each outcome as data (``sidecar.ChildSide``).
+
+Every role links tests to their clauses, starts set-up and the tables sent ahead as soon as the
+selection is known (``preparation``, ``ahead``), and turns each test into a record (``outcome``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from petstore_contract.core.records import BUDGET, undecided
+from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.spec import suite_dir
+from petstore_contract.judging.expect import JUDGE_KEY, judge_of
+from petstore_contract.plugin.classify import FailureRepr, failure_text, record_of
+from petstore_contract.plugin.finish import RECORD_ATTR, Finish
+from petstore_contract.reporting import outputs
+from petstore_contract.run import Run, ahead, heap, install
+from petstore_contract.run import setup as preparation
+from petstore_contract.run.selection import clause_ids, whole_suite_selected, will_run
+from petstore_contract.run.sidecar import NAME_ENV, ChildProcesses, ChildSide
+from petstore_contract.transport import TargetProblem
+
+CONTROLLER, WORKER, CHILD = "controller", "worker", "child"
+
+
+class ContractSession:
+    """The run's hooks, in the order pytest calls them."""
+
+    def __init__(self, config: pytest.Config, run: Run, role: str, embedded: Any = None) -> None:
+        self.config = config
+        self.run = run
+        self.role = role
+        self.embedded = embedded  # the embedded reference server, when no target was given
+        self.finishing = Finish(config, run) if role == CONTROLLER else None
+        self.children = ChildProcesses()
+        self.child = ChildSide(run.guard, run.settings.shared_dir) if role == CHILD else None
+        self.preflight = ""  # the one-line problem the pre-flight request found
+        self.round_trip = 0.0  # seconds the pre-flight request took
+
+    # -- start ---------------------------------------------------------------------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist: each worker gets the controller's settings (the key stays in its variable)."""
+        node.workerinput["petstore_settings"] = self.run.settings.to_dict()
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """One request before the run, so an unusable target or key is named once, in one line."""
+        if self.role != CONTROLLER:
+            return
+        # The pre-flight waits for the target's answer (on the embedded reference, for its process to
+        # start: 0.15-0.2 s); the schemas collection needs load first, so that wait overlaps work.
+        if self.embedded is not None:
+            self.run.cases.load_schemas_ahead()
+        self.preflight = self._check_target()
+        if not self.preflight:
+            self._start_children()
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        quiet = session.config.option.verbose < 0  # pytest shows no header then: the problem still shows
+        if self.preflight and quiet and reporter is not None:
+            reporter.write_line(self.run.redact(f"petstore PROBLEM: {self.preflight}"))
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        return [self.run.redact(line) for line in self._header()] if self.role == CONTROLLER else []
+
+    # -- collection ----------------------------------------------------------------------------------
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        """In a run of the whole suite, set-up starts when collection reaches its first module, so
+        that its round trips overlap the collection of the generated tests.  A run that selects
+        tests (-k, -m, --deselect) or only collects keeps set-up for its first test: it may select none."""
+        if isinstance(collector, pytest.Module) and whole_suite_selected(collector.config):
+            preparation.start_set_up(self.run)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Clause links first (the markers -m selects by); then a child keeps what its parent dealt
+        it, and a concurrent controller orders its tests by what they wait on."""
+        self._link_clauses(config, items)
+        if self.child is not None:
+            self.child.select(config, items)
+        elif self.role == CONTROLLER and self.run.settings.concurrency > 1:
+            items.sort(key=self._order)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Once the selection is known: set-up (if it has not started), each table a selected test
+        needs, the children's shares; then the long-lived objects are frozen (``heap``)."""
+        runnable = [item for item in session.items if will_run(item)]
+        if not session.config.option.collectonly and runnable:
+            preparation.start_set_up(self.run)
+            ahead.start_needed(self.run, runnable)
+        self.children.deal(runnable)
+        heap.freeze_long_lived()
+
+    # -- each test -----------------------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        spent = self.run.guard.budget_spent()
+        if spent:
+            raise undecided(tuple(clause_ids(item)), BUDGET, f"{spent}; test not run")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        """A test that runs in a child process: wait for it there and raise what it raised."""
+        outcome = self.children.outcome(pyfuncitem)
+        if outcome is None:
+            return None
+        error, examined = outcome
+        for clause, exchanges in examined.items():
+            judge_of(pyfuncitem).count(clause, exchanges)
+        if error is not None:
+            raise error
+        return True
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
+        run = self.run
+        deferring = item.get_closest_marker("deferred") is not None
+        if deferring:
+            run.cases.defer()
+        run.cases.take_examined()  # what an earlier test left: each test counts its own judgements
+        try:
+            try:
+                result = yield
+            except BaseException:
+                if deferring:
+                    run.cases.drop_deferred()
+                raise
+            if deferring:
+                run.cases.judge_deferred()
+        finally:
+            for clause, exchanges in run.cases.take_examined().items():  # the generated cases judged
+                judge_of(item).count(clause, exchanges)
+        judge = item.stash.get(JUDGE_KEY, None)
+        if judge is not None:
+            judge.finish()  # the test's violations, each on its clause, once every clause was judged
+        return result
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if self.child is not None:
+            self.child.publish(item, call, report)
+        # Captured output (Hypothesis' and Schemathesis' own prints among it) reaches the terminal,
+        # JUnit and pytest-html through the report's sections.
+        report.sections = [(title, self.run.redact(text)) for title, text in report.sections]
+        if call.when not in ("setup", "call") or (call.when == "setup" and report.passed):
+            return report
+        record = record_of(item.nodeid, tuple(clause_ids(item)), call, report, item.stash.get(JUDGE_KEY, None))
+        setattr(report, RECORD_ATTR, record.to_dict())
+        if report.failed:
+            # pytest types longrepr as its own classes; FailureRepr offers the same reading interface.
+            report.longrepr = cast(Any, FailureRepr(self.run.redact(failure_text(record))))
+        elif report.skipped and isinstance(report.longrepr, tuple):
+            path, line, reason = report.longrepr
+            report.longrepr = (path, line, self.run.redact(str(reason)))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.finishing is not None:
+            self.finishing.keep(report)
+
+    # -- end -----------------------------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        counters_file = None
+        if self.run.settings.shared_dir:
+            # The worker id from xdist's workerinput, not its environment variable: a suite run started
+            # from inside an xdist worker (the self-tests under -n) inherits that variable.
+            worker = getattr(session.config, "workerinput", {}).get("workerid")
+            name = os.environ.get(NAME_ENV) or worker or "controller"
+            counters_file = Path(self.run.settings.shared_dir) / f"counters-{name}.json"
+            self.run.guard.write_counters(counters_file)
+        if self.finishing is not None:
+            self.finishing.counters_file = counters_file
+            # -x or --maxfail stopped the run: the tests after the stop never ran, and their clauses are
+            # not "not selected" (a choice of the user) but undecided: the run cannot say "conformant".
+            self.finishing.stopped_early = str(session.shouldfail or "")
+            processes = {
+                "preflight_ms": round(self.round_trip * 1000),
+                "child_processes": self.children.describe() or "none",
+            }
+            session.exitstatus = self.finishing.finish(int(exitstatus), processes)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        finishing = self.finishing
+        if finishing is not None and finishing.result is not None:
+            junit = outputs.rewrite_junit(finishing.result, config)
+            if junit is not None:
+                finishing.paths["junit"] = junit
+            finishing.finish_terminal()
+        self.children.stop()
+        if self.embedded is not None:
+            self.embedded.stop()
+        self.run.close()
+        install(None)
+        if self.role == CONTROLLER and self.run.settings.shared_dir:
+            # The run's shared files (set-up results, counters) hold answers of the target: they go
+            # with the run, once every worker and child process has finished.
+            shutil.rmtree(self.run.settings.shared_dir, ignore_errors=True)
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    def _link_clauses(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Each test of the suite marked by its clauses' markers; a test or clause left unlinked is a usage error."""
+        clauses = registry()
+        problems: list[str] = []
+        covered: set[str] = set()
+        suite = suite_dir().resolve()
+        for item in items:
+            if suite not in Path(str(item.path)).resolve().parents:
+                continue
+            ids = clause_ids(item)
+            if not ids:
+                problems.append(f"{item.nodeid} names no clause")
+            for cid in ids:
+                if cid not in clauses:
+                    problems.append(f"{item.nodeid} names unknown clause {cid!r}")
+                    continue
+                covered.add(cid)
+                for name in clauses[cid].marker_names:
+                    item.add_marker(name)
+                item.user_properties.append(("clause", cid))
+            if self.run.read_only and item.get_closest_marker("writes"):
+                item.add_marker(pytest.mark.skip(reason="not selected: read-only run (this test has to POST)"))
+        if whole_suite_selected(config):
+            missing = sorted(set(clauses) - covered - {"generated.other"})
+            if len(items) > len(clauses) and missing:
+                problems += [f"clause {cid!r} has no test" for cid in missing]
+        if problems:
+            raise pytest.UsageError("contract suite and clause registry disagree: " + "; ".join(problems))
+
+    def _order(self, item: pytest.Item) -> int:
+        """Generated tests first (Python work while the tables are sent in the background), the
+        targeted tests next, last the tests that wait for a child process."""
+        if self.children.runs(item):
+            return 2
+        return 0 if item.get_closest_marker("deferred") is not None else 1
+
+    def _start_children(self) -> None:
+        """Not at ``--contract-concurrency 1`` (today's order), not under xdist (the workers are the
+        parallelism), not with ``--contract-child-processes none`` and not for ``--collect-only``."""
+        option = self.config.option
+        distributed = getattr(option, "dist", "no") != "no" and getattr(option, "numprocesses", None)
+        inline = option.petstore_child_processes == "none"
+        if self.run.settings.concurrency <= 1 or distributed or option.collectonly or inline:
+            return
+        self.children.start(suite_dir(), self.run.settings.to_dict(), self.run.redact)
+
+    def _check_target(self) -> str:
+        """One request before the run, so an unusable target or key is named once, in one line."""
+        started = time.monotonic()
+        try:
+            answer = self.run.api.get("/pets", params={"limit": 1})
+        except TargetProblem as exc:
+            return (self.embedded.problem() if self.embedded is not None else "") or str(exc)
+        finally:
+            self.round_trip = time.monotonic() - started
+        if answer.status == 401:
+            return f"the configured key was rejected (401 to GET /pets): check {self.run.settings.key_env}"
+        return ""
+
+    def _header(self) -> list[str]:
+        run = self.run
+        lines = [
+            f"petstore target: {run.target.describe()}",
+            f"petstore run: profile {run.settings.profile}, seed {run.settings.seed} (replay: --contract-seed "
+            f"{run.settings.seed}), run id {run.settings.run_id}, concurrency {run.settings.concurrency}",
+        ]
+        if run.redact.note:
+            lines.append(f"petstore note: {run.redact.note}")
+        if self.preflight:
+            lines.append(f"petstore PROBLEM: {self.preflight}")
+        elif run.settings.concurrency > 1:
+            where = self.children.describe() or "every test in this process"
+            start_up = " (including what was left of the embedded reference's start-up)" if self.embedded else ""
+            lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms{start_up}; {where}")
+        return lines

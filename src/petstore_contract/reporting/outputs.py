@@ -1,0 +1,53 @@
+"""Where a run's outputs go: the report directory, JUnit, the CI job summary, the terminal's last lines.
+
+The renderers live in ``reporting``; this module only decides paths and calls them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from petstore_contract import reporting
+from petstore_contract.core.records import RunResult
+
+STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def report_dir(config: pytest.Config) -> Path:
+    chosen = config.option.petstore_report_dir
+    return Path(chosen) if chosen else Path.cwd() / "reports"
+
+
+def write_all(result: RunResult, config: pytest.Config) -> dict[str, Path]:
+    """report.html, summary.md, summary.json; summary.md also appended to GitHub's job summary when set."""
+    paths = reporting.write_reports(result, report_dir(config))
+    step_summary = os.environ.get(STEP_SUMMARY)
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8") as out:
+            out.write(paths["markdown"].read_text(encoding="utf-8") + "\n")
+    return paths
+
+
+def rewrite_junit(result: RunResult, config: pytest.Config) -> Path | None:
+    """pytest's JUnit file (written in its sessionfinish) with one-line messages and the run's facts."""
+    path = getattr(config.option, "xmlpath", None)
+    if not path or not Path(path).is_file():
+        return None
+    reporting.junit.rewrite(Path(path), result)
+    return Path(path)
+
+
+def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
+    lines = reporting.terminal.final_lines(result, paths)
+    throttled = int(result.facts.get("throttled", 0))
+    if throttled:
+        waited = float(result.facts.get("throttle_wait_s", 0.0))
+        note = f"the target throttled {throttled} answers (429/503 with Retry-After); the run waited {waited:.1f} s"
+        lowest, configured = result.facts.get("concurrency_min"), result.facts.get("concurrency")
+        if isinstance(lowest, int) and isinstance(configured, int) and lowest < configured:
+            note += f"; requests in flight went down to {lowest} (of {configured})"
+        lines.insert(len(lines) - 1, note)
+    return lines

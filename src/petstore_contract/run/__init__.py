@@ -1,0 +1,220 @@
+"""One run of the contract suite: its target, mode, profile, seed, budget and transport, in one place.
+
+The plugin builds a ``Run`` once per process from the command line, the environment and
+``pyproject.toml`` (``RunSettings``); xdist workers get the controller's settings (never the
+key: they read it from its variable) and share one deadline, one circuit breaker and one
+set-up through ``shared_dir``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from itertools import count
+from pathlib import Path
+from typing import Any, TypeVar
+
+from petstore_contract import __version__
+from petstore_contract.core.redaction import KeyFragments, Redactor
+from petstore_contract.interface.spec import spec_checksum
+from petstore_contract.judging import coverage
+from petstore_contract.run import profiles
+from petstore_contract.run.api import Api, Row, answers_from_data, answers_to_data
+from petstore_contract.run.background import Background
+from petstore_contract.run.cases import GeneratedCases
+from petstore_contract.run.target import Target
+from petstore_contract.transport import RunGuard, TargetProblem, Transport, TransportOptions, har
+
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_CONCURRENCY = 16
+ONCE_WAIT = 0.05
+T = TypeVar("T")
+FAILED, FAILED_KIND = "__failed__", "__failed_kind__"  # set-up that failed, as its result file says
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything that defines a run, as plain data (shipped to xdist workers without the key)."""
+
+    target_name: str
+    base_url: str
+    key_env: str
+    read_only: bool
+    profile: str = "default"
+    seed: int = profiles.DEFAULT_SEED
+    run_id: str = ""
+    timeout: float = DEFAULT_TIMEOUT
+    max_body_bytes: int = 4_000_000
+    trip_after: int = 3
+    budget: float | None = None
+    deadline: float | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    verify: bool | str = True
+    client_cert: str | None = None
+    client_key: str | None = None
+    use_proxy_env: bool = True
+    shared_dir: str = ""
+    started: float = field(default_factory=time.time)
+    record_dir: str = ""  # keep every exchange there (har.Recorder), for a certification bundle
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Run:
+    def __init__(self, settings: RunSettings, api_key: str) -> None:
+        self.settings = settings
+        self.target = Target(settings.target_name, settings.base_url, api_key, settings.read_only, settings.key_env)
+        self.redact = Redactor(api_key, settings.key_env)
+        # The transport's options are the run's settings of the same name (one place for each value).
+        shared = {f.name: getattr(settings, f.name) for f in fields(TransportOptions) if hasattr(settings, f.name)}
+        options = TransportOptions(**{**shared, "api_key": api_key, "shared_dir": settings.shared_dir or None})
+        self.guard = RunGuard.from_options(options)
+        self.transport = Transport(options, self.guard, self.redact)
+        self.api = Api(self.transport, api_key)
+        # What the run exercised (coverage.py), tallied in every process beside its counters.
+        self.coverage = coverage.Tally(api_key)
+        self.transport.adapter.watchers.append(self.coverage)
+        self.guard.tallies["coverage"] = self.coverage.to_dict
+        self.recorder = har.Recorder(settings.record_dir, self._scrub(api_key)) if settings.record_dir else None
+        if self.recorder is not None:
+            self.transport.adapter.watchers.append(self.recorder)
+        self._names = count()
+        self.background = Background()
+        self.cases = GeneratedCases(settings, self.profile.max_examples, self.api, self.background, self.redact)
+        # False in a child process of the run (sidecar.py): it only reads what the parent set up,
+        # so that stopping it can never leave set-up half done for the others.
+        self.produces_shared = True
+
+    def _scrub(self, api_key: str) -> Callable[[str], str]:
+        """How a kept exchange is redacted: as every recorded exchange, and near misses of the key too."""
+        fragments = KeyFragments(api_key)
+        return lambda text: fragments(self.redact.for_exchange(text))
+
+    # -- what the run is -------------------------------------------------------------------------
+
+    @property
+    def read_only(self) -> bool:
+        return self.settings.read_only
+
+    @property
+    def profile(self) -> profiles.Profile:
+        return profiles.PROFILES[self.settings.profile]
+
+    def facts(self) -> dict[str, Any]:
+        """What a report may say about the run (never the key)."""
+        s = self.settings
+        return {
+            "target": s.target_name,
+            "base_url": s.base_url,
+            "mode": "read-only" if s.read_only else "read-write",
+            "profile": s.profile,
+            "seed": s.seed,
+            "run_id": s.run_id,
+            "concurrency": s.concurrency,
+            "key_env": s.key_env,
+            "suite_version": __version__,
+            "spec_sha256": spec_checksum(),
+            "replay": self.replay_command(),
+        }
+
+    def replay_command(self) -> str:
+        """The command that asks the same questions again (the key stays in its variable)."""
+        s = self.settings
+        target = f"--contract-target {s.target_name}" if s.target_name in ("staging", "production") else ""
+        url = "" if target or s.target_name == "embedded" else f"--base-url {s.base_url}"
+        parts = ["pytest --pyargs petstore_contract.suite", target, url, f"--contract-profile {s.profile}"]
+        parts += [f"--contract-seed {s.seed}", "--contract-read-only" if s.read_only else ""]
+        return " ".join(p for p in parts if p)
+
+    # -- the suite's own data ----------------------------------------------------------------------
+
+    def name(self, tag: str) -> str:
+        """A name carrying the run's id, so the suite's animals are recognisable and new.  Short (at most
+        about 25 characters): name rules are not shown (§2), and a service may refuse long names."""
+        return f"pc-{self.settings.run_id}-{tag}"
+
+    def new_pet(self, tag: str, status: str | None, **fields: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": self.name(f"{tag}-{os.getpid() % 1000}-{next(self._names)}"), "categoryId": 1}
+        body.update(fields)
+        if status is not None:
+            body["status"] = status
+        return body
+
+    def once(self, key: str, produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``produce()`` once per run, whichever process asks first; the others read its result."""
+        if not self.settings.shared_dir:
+            return produce()
+        result = Path(self.settings.shared_dir) / f"{key}.json"
+        if not self.produces_shared:
+            return self._wait_for(result)
+        try:
+            fd = os.open(str(result) + ".lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return self._wait_for(result)
+        os.close(fd)
+        try:
+            data = produce()
+        except TargetProblem as problem:
+            _publish(result, {FAILED: str(problem), FAILED_KIND: problem.kind})  # the others fail alike
+            raise
+        except Exception as error:
+            _publish(result, {FAILED: f"{type(error).__name__}: {error}", FAILED_KIND: ""})
+            raise
+        _publish(result, data)
+        return data
+
+    def once_answers(self, key: str, send: Callable[[], dict[str, Row]]) -> dict[str, Row]:
+        """A table of requests sent once per run (under xdist too); every process judges the same answers."""
+        return answers_from_data(self.once(key, lambda: answers_to_data(send())))
+
+    def _wait_for(self, result: Path) -> dict[str, Any]:
+        limit = self.settings.deadline or time.time() + 600
+        while not result.exists():
+            if time.time() > limit:
+                raise TargetProblem(f"set-up by another worker did not finish ({result.name})", kind="budget")
+            time.sleep(ONCE_WAIT)
+        loaded: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+        if FAILED in loaded:
+            if loaded[FAILED_KIND]:
+                raise TargetProblem(loaded[FAILED], kind=loaded[FAILED_KIND])
+            raise RuntimeError(f"set-up failed in another worker: {loaded[FAILED]}")
+        return loaded
+
+    # -- work started ahead of the test that needs it -------------------------------------------------
+
+    def start(self, key: str, produce: Callable[[], Any]) -> None:
+        """``produce()`` in the run's background thread (see ``background.Background.start``)."""
+        self.background.start(key, produce)
+
+    def result_of(self, key: str, produce: Callable[[], T]) -> T:
+        return self.background.result_of(key, produce)
+
+    def close(self) -> None:
+        self.background.close()
+        self.transport.close()
+        if self.recorder is not None:
+            self.recorder.close()
+
+
+def _publish(result: Path, data: dict[str, Any]) -> None:
+    partial = result.with_suffix(".part")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    partial.replace(result)
+
+
+_current: Run | None = None
+
+
+def current_run() -> Run:
+    if _current is None:
+        raise RuntimeError("no contract run in this process (the plugin builds it in pytest_configure)")
+    return _current
+
+
+def install(run: Run | None) -> None:
+    global _current
+    _current = run

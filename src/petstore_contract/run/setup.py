@@ -1,0 +1,255 @@
+"""Set-up: the suite's own data on the target, and what it learns of the store before it judges it.
+
+In a read-write run the suite creates the animals it needs, once per run (also under xdist):
+two of its own per status, created when the store already holds the most it will hold during
+set-up, plus fillers up to 101 animals when the store shows fewer and does not cap its pages.  On
+a store it cannot see whole (a crowded Staging: the interface has no delete) it creates one per
+status and, across the run, only what its clauses need (``CREATES_WHEN_CROWDED``).  Every name
+carries the run's seed and run id.  Read-only runs judge the store as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.judging import expect, store
+from petstore_contract.run import Run
+from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
+from petstore_contract.transport import Answer
+
+OWN_PER_STATUS = 2  # on a store seen whole: list.status.found looks for each
+OWN_PER_STATUS_CROWDED = 1  # on a store too large to see whole, no page need show them
+# Generated POST /pets cases a process sends on a crowded store: the targeted tests judge creation
+# at its edges; each further case would only add an animal to a store that never shrinks.
+GENERATED_CREATES_WHEN_CROWDED = 2
+# The list grid: status (none or each PetStatus) x limit (none, 1, 2, 5, 20, 100).
+GRID = [(status, limit) for status in store.FILTERS for limit in store.LIMITS]
+
+
+@dataclass
+class Seeded:
+    """What set-up created and learnt: plain data, shared by the run's processes."""
+
+    own: list[dict[str, Any]] = field(default_factory=list)  # Pets as the service answered them
+    sent: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> the NewPet sent
+    fillers: int = 0
+    before: list[dict[str, Any]] = field(default_factory=list)  # pets listed before any write
+    probes: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> {status, body} read before writes
+    whole_before: bool = False  # the store was seen whole before any write
+    # A probe that answered 200 although the store, seen whole, did not list it: the store looked at
+    # again at once.  Another client may have been handed that id in between (a busy service).
+    listed_after_probes: list[str] = field(default_factory=list)  # such ids the second look listed
+    whole_after_probes: bool = False  # the second look saw the store whole
+    repeated: list[str] = field(default_factory=list)  # ids handed out twice in set-up: their last status unknown
+    problem: str = ""  # why set-up could not create what it needed (the blocking clause's words)
+    # The first own animal of each status as POST /pets answered it (``api.answers_to_data``): on a
+    # crowded store the create tests judge these instead of creating more.
+    own_answers: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def crowded(self) -> bool:
+        """The store could not be seen whole before the first write (see ``store.whole_store``)."""
+        return not self.whole_before
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def _page(answer: Row, status: str | None, limit: int | None) -> store.Page | None:
+    """The page a row answered, or None: unanswered, or not a list of Pet (list.shape judges that)."""
+    if isinstance(answer, Unanswered):
+        return None
+    try:
+        return store.Page(status, limit, tuple(expect.pet_list(answer)))
+    except Mismatch:
+        return None
+
+
+def _list_request(status: str | None, limit: int | None) -> Request:
+    return Request("GET", "/pets", params=_params(status, limit))
+
+
+def _observe(api: Api) -> tuple[list[store.Page | None], bool]:
+    queries = [(status, 100) for status in store.FILTERS]
+    answers = api.map(lambda q: send_row(api, _list_request(*q)), queries)
+    pages = [_page(answer, *q) for answer, q in zip(answers, queries, strict=True)]
+    whole = all(pages) and store.whole_store(pages[0], [p for p in pages[1:] if p])  # type: ignore[arg-type]
+    return pages, bool(whole)
+
+
+def _listed(pages: list[store.Page | None]) -> list[dict[str, Any]]:
+    """Every animal the answered pages of one look at the store show."""
+    return [pet for page in pages if page for pet in page.pets]
+
+
+def _params(status: str | None, limit: int | None) -> dict[str, Any]:
+    return {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
+
+
+def _probe_ids(before: list[dict[str, Any]]) -> list[int]:
+    """Ids nobody has been handed out yet as far as the suite can tell: next ones, small, huge."""
+    ids = [p["id"] for p in before if isinstance(p.get("id"), int)]
+    top = max(ids, default=0)
+    candidates = [top + 1, top + 2, 0, -1, INT64_MAX - 7]
+    return [i for i in dict.fromkeys(candidates) if i not in ids and INT64_MIN <= i <= INT64_MAX]
+
+
+def _probe(answer: Row) -> dict[str, Any]:
+    """One probe as plain data; an unanswered one has no status and says why."""
+    if isinstance(answer, Unanswered):
+        return {"status": None, "body": str(answer.problem), "exchange": None}
+    return {"status": answer.status, "body": answer.text, "exchange": answer.exchange.to_dict()}
+
+
+def _probes_after(api: Api, seeded: Seeded, handed: int) -> dict[str, dict[str, Any]]:
+    """The two ids after one the service just handed out, read (each not listed or probed already)."""
+    listed = {pet.get("id") for pet in seeded.before}
+    after = [i for i in (handed + 1, handed + 2) if INT64_MIN <= i <= INT64_MAX and i not in listed]
+    after = [i for i in after if str(i) not in seeded.probes]
+    reads = api.map(lambda pet_id: send_row(api, Request("GET", f"/pets/{pet_id}")), after)
+    return {str(pet_id): _probe(answer) for pet_id, answer in zip(after, reads, strict=True)}
+
+
+def seed(run: Run, api: Api) -> Seeded:
+    seeded = Seeded()
+    pages, seeded.whole_before = _observe(api)
+    seeded.before = _listed(pages)
+    probe_ids = _probe_ids(seeded.before)
+    reads = api.map(lambda pet_id: send_row(api, Request("GET", f"/pets/{pet_id}")), probe_ids)
+    seeded.probes = {str(pet_id): _probe(answer) for pet_id, answer in zip(probe_ids, reads, strict=True)}
+    answered = [pet_id for pet_id, probe in seeded.probes.items() if probe["status"] == 200]
+    if answered and seeded.whole_before:
+        again, seeded.whole_after_probes = _observe(api)
+        listed = {str(pet.get("id")) for pet in _listed(again)}
+        seeded.listed_after_probes = [pet_id for pet_id in answered if pet_id in listed]
+    if run.read_only:
+        return seeded
+    first = pages[0]
+    own_count = (OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED) * len(STATUSES)
+    fillers = store.fillers_needed(first, own_count) if first and seeded.whole_before else 0
+    bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
+    bodies += [run.new_pet(f"own-{n}", STATUSES[n % 3], categoryId=100 + n) for n in range(own_count)]
+    created = _create(api, bodies[:fillers])
+    # The suite's own animals come last, when the store holds the most it will during set-up.  The
+    # first goes alone: the ids right after the one it is given are read before the others are
+    # created, so that on a store too large to see whole an id that answered 200 and is then handed
+    # to the suite's own animal proves an animal invented on read (read.not-found).
+    created += _create(api, bodies[fillers : fillers + 1])
+    marker = created_pet(created[-1]) if created else None
+    if marker is not None and not seeded.whole_before:
+        seeded.probes |= _probes_after(api, seeded, marker["id"])
+    created += _create(api, bodies[fillers + 1 :])
+    for body, answer in zip(bodies, created, strict=True):
+        pet = created_pet(answer)
+        if pet is None:
+            said = f"answered {answer.status}" if isinstance(answer, Answer) else f"was not answered ({answer.problem})"
+            seeded.problem = f"POST /pets {said}: the suite could not create its animals"
+            continue
+        if str(pet["id"]) in seeded.sent:
+            seeded.repeated.append(str(pet["id"]))  # answered side by side: which body it holds now is unknown
+        seeded.sent[str(pet["id"])] = {**body, "status": pet.get("status")}  # what the service stored
+        if body["name"].startswith(run.name("own-")):
+            seeded.own.append(pet)
+            if isinstance(answer, Answer) and body["status"] not in seeded.own_answers:
+                seeded.own_answers[body["status"]] = {"sent": body, **answers_to_data({"a": answer})["a"]}
+    seeded.fillers = fillers
+    return seeded
+
+
+def _create(api: Api, bodies: list[dict[str, Any]]) -> list[Row]:
+    return api.map(lambda body: send_row(api, Request("POST", "/pets", json_body=body)), bodies)
+
+
+def created_pet(answer: Row) -> dict[str, Any] | None:
+    if isinstance(answer, Unanswered) or answer.status != 201:
+        return None
+    try:
+        body = expect.parse_json(answer)
+    except Mismatch:
+        return None
+    return body if isinstance(body, dict) and isinstance(body.get("id"), int) else None
+
+
+@dataclass
+class Grid:
+    answers: dict[tuple[str | None, int | None], Row]
+    pages: dict[tuple[str | None, int | None], store.Page]
+    known: store.Knowledge
+    cap_seen: int
+
+
+def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
+    def ask() -> dict[str, Row]:
+        # Unfiltered pages first, then the status pages: an animal an unfiltered page shows exists
+        # before any status page is asked for.
+        unfiltered = {_grid_key(q): _list_request(*q) for q in GRID if q[0] is None}
+        filtered = {_grid_key(q): _list_request(*q) for q in GRID if q[0] is not None}
+        return send_table(api, unfiltered) | send_table(api, filtered)
+
+    shared = run.once_answers("grid", ask)
+    answers = {q: shared[_grid_key(q)] for q in GRID}
+    pages = {q: page for q, answer in answers.items() if (page := _page(answer, *q)) is not None}
+    known = store.Knowledge()
+    for pet in seeded.before:
+        known.add(pet)
+    for pet_id, body in seeded.sent.items():
+        # An id handed out twice exists, with the status of whichever request the service took last.
+        status = None if pet_id in seeded.repeated else body.get("status")
+        known.add({"id": int(pet_id), "status": status})
+    return Grid(answers, pages, known, store.largest_page(list(pages.values())))
+
+
+def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> list[dict[str, Any]]:
+    if seeded.own:
+        return seeded.own
+    if read_only:
+        raise undecided(clauses, EMPTY_STORE, "read-only run: the suite has no animals of its own to judge this by")
+    raise undecided(clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by="create.created")
+
+
+def _reads(run: Run, api: Api, seeded: Seeded) -> list[tuple[dict[str, Any], Row]]:
+    """Each of the suite's own animals read back, side by side (or, read-only, a few listed ones)."""
+    pets = seeded.own if seeded.own else ([] if not run.read_only else seeded.before[:6])
+    table = {str(pet["id"]): Request("GET", f"/pets/{pet['id']}") for pet in pets}
+    answers = run.once_answers("reads", lambda: send_table(api, table))
+    return [(pet, answers[str(pet["id"])]) for pet in pets]
+
+
+def _grid_key(query: tuple[str | None, int | None]) -> str:
+    return f"{query[0]}|{query[1]}"
+
+
+@dataclass
+class Prepared:
+    """Set-up's outcome: the suite's own data, the list grid and the own animals read back."""
+
+    seeded: Seeded
+    grid: Grid
+    reads: list[tuple[dict[str, Any], Row]]
+
+
+def prepare(run: Run) -> Prepared:
+    """Set-up, in order: own data, the list grid, the own animals read back.
+
+    The grid and the reads see the store as set-up left it, whatever the tests write later.  Each
+    step runs once per run: other processes of the run (xdist workers, the child processes of a
+    concurrent run) wait for its result, so none of them writes before set-up is done.
+    """
+    seeded = Seeded(**run.once("seeded", lambda: seed(run, run.api).to_dict()))
+    if seeded.crowded and not run.read_only:
+        run.cases.limit_creates(GENERATED_CREATES_WHEN_CROWDED)
+    return Prepared(seeded, _grid(run, run.api, seeded), _reads(run, run.api, seeded))
+
+
+def prepared_of(run: Run) -> Prepared:
+    """Set-up's outcome: as started in the background, or done now."""
+    return run.result_of("prepare", lambda: prepare(run))
+
+
+def start_set_up(run: Run) -> None:
+    """Set-up in the background; generated cases, drawn meanwhile, go out once it is done."""
+    run.start("prepare", lambda: prepare(run))
+    run.cases.hold_cases_until("prepare")
