@@ -73,3 +73,49 @@ def test_a_vendor_session_is_the_same_with_and_without_the_plugin(tmp_path: Path
     assert seen_with == seen_without, (seen_with, seen_without)
     assert seen_with["frozen"] == 0
     assert sorted(p.name for p in project.iterdir()) == ["state0.json", "state2.json", "test_vendor.py"]
+
+
+HOST_TESTS = """
+import json, os
+
+def test_records_the_host_session(pytestconfig):
+    state = {"tbstyle": pytestconfig.option.tbstyle, "key_in_environment": "PETSTORE_API_KEY" in os.environ}
+    with open(os.environ["VENDOR_STATE"], "w") as out:
+        json.dump(state, out)
+
+def test_fails_in_the_users_style():
+    assert "vendor" == "other"
+"""
+
+
+def test_a_contract_run_leaves_the_host_session_alone(tmp_path: Path) -> None:
+    """A vendor's tests in the same session as the suite see the user's --tb and no key in os.environ."""
+    project = tmp_path / "host"
+    project.mkdir()
+    (project / "test_host.py").write_text(HOST_TESTS, encoding="utf-8")
+    state = tmp_path / "state.json"
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--tb=line",
+            "-q",
+            "tests/test_orders.py",
+            str(project / "test_host.py"),
+            f"--contract-report-dir={tmp_path / 'reports'}",
+        ],
+        cwd=root,
+        env={**_environment(), "VENDOR_STATE": str(state)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert json.loads(state.read_text(encoding="utf-8")) == {"tbstyle": "line", "key_in_environment": False}
+    # --tb=line: the vendor's failure is one line with its place, not a native traceback.
+    assert "test_host.py:10: AssertionError" in done.stdout, done.stdout[-3000:]
+    assert "Traceback (most recent call last)" not in done.stdout, done.stdout[-3000:]

@@ -26,7 +26,7 @@ from petstore_contract.plugin import options
 from petstore_contract.plugin.session import CHILD, CONTROLLER, WORKER, ContractSession
 from petstore_contract.run import Run, RunSettings, heap, install
 from petstore_contract.run.sidecar import child_settings
-from petstore_contract.run.target import KEY_ENV, TargetConfigError, resolve
+from petstore_contract.run.target import TargetConfigError, resolve
 
 RUN_KEY = pytest.StashKey[Run]()
 
@@ -105,9 +105,6 @@ def pytest_configure(config: pytest.Config) -> None:
         session.finishing.waivers = waived
     config.pluginmanager.register(session, "petstore-session")
     config.option.base_url = settings.base_url
-    # Failures carry their own text (FailureRepr); native tracebacks for the rest spare pytest's
-    # source parsing, which CPython 3.11 does not survive while another thread compiles.
-    config.option.tbstyle = "native"
 
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
@@ -118,7 +115,9 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
             settings = RunSettings(**given)
         except TypeError as exc:
             raise pytest.UsageError(f"unusable run settings from the parent process: {exc}") from None
-        return settings, os.environ.get(settings.key_env, ""), None
+        # The embedded reference's key reaches a worker in its workerinput, never the environment.
+        key = worker.get("petstore_key", "") if worker is not None else ""
+        return settings, key or os.environ.get(settings.key_env, ""), None
     option = config.option
     options.check(option)
     try:
@@ -168,8 +167,6 @@ def _start_embedded(read_only: bool) -> tuple[Any, Any]:
 
     key = secrets.token_urlsafe(24)
     server = ChildServer(key)  # listening already; it accepts once its process is up
-    # xdist workers inherit the environment; the key never goes on a command line.
-    os.environ[KEY_ENV] = key
     return Target("embedded", server.base_url, key, read_only), server
 
 

@@ -59,8 +59,15 @@ class ContractSession:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """xdist: each worker gets the controller's settings (the key stays in its variable)."""
+        """xdist: each worker gets the controller's settings.
+
+        A user's key stays in its variable, which workers inherit; the embedded reference's key,
+        which is in no variable (the plugin leaves ``os.environ`` alone), travels in the
+        workerinput, over xdist's channel: never on a command line.
+        """
         node.workerinput["petstore_settings"] = self.run.settings.to_dict()
+        if self.embedded is not None:
+            node.workerinput["petstore_key"] = self.run.target.api_key
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """One request before the run, so an unusable target or key is named once, in one line."""
@@ -159,14 +166,24 @@ class ContractSession:
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
+        # Failures of the contract tests carry their own text (FailureRepr, below), so pytest's
+        # traceback is discarded: it is built natively, which spares pytest's source parsing, which
+        # CPython 3.11 does not survive while another thread compiles.  The user's --tb is put back
+        # at once and applies to every other test and to everything pytest prints.
+        style, own = item.config.option.tbstyle, bool(clause_ids(item))
+        if own:
+            item.config.option.tbstyle = "native"
+        try:
+            report = yield
+        finally:
+            item.config.option.tbstyle = style
         if self.child is not None:
             self.child.publish(item, call, report)
         # Captured output (Hypothesis' and Schemathesis' own prints among it) reaches the terminal,
         # JUnit and pytest-html through the report's sections.
         report.sections = [(title, self.run.redact(text)) for title, text in report.sections]
-        if call.when not in ("setup", "call") or (call.when == "setup" and report.passed):
-            return report
+        if not own or call.when not in ("setup", "call") or (call.when == "setup" and report.passed):
+            return report  # another project's test in the same session keeps pytest's report
         record = record_of(item.nodeid, tuple(clause_ids(item)), call, report, item.stash.get(JUDGE_KEY, None))
         setattr(report, RECORD_ATTR, record.to_dict())
         if report.failed:
@@ -267,7 +284,7 @@ class ContractSession:
         inline = option.petstore_child_processes == "none"
         if self.run.settings.concurrency <= 1 or distributed or option.collectonly or inline:
             return
-        self.children.start(suite_dir(), self.run.settings.to_dict(), self.run.redact)
+        self.children.start(suite_dir(), self.run.settings.to_dict(), self.run.redact, self.run.target.api_key)
 
     def _check_target(self) -> str:
         """One request before the run, so an unusable target or key is named once, in one line."""

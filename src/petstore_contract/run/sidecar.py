@@ -137,7 +137,9 @@ def _outcome_path(directory: Path, key: str) -> Path:
 class Sidecar:
     """One test module in a child process; ``raise_outcome(key)`` waits for a test and raises what it raised."""
 
-    def __init__(self, module: Path, settings: dict[str, Any], redact: Callable[[str], str], number: int = 1) -> None:
+    def __init__(
+        self, module: Path, settings: dict[str, Any], redact: Callable[[str], str], api_key: str, number: int = 1
+    ) -> None:
         self.module = module
         self.deadline: float | None = settings.get("deadline")  # the run budget's end; the child obeys it too
         self.name = f"sidecar-{module.stem}-{number}"
@@ -148,7 +150,8 @@ class Sidecar:
         # The child takes none of the user's pytest options (an ini file's or PYTEST_ADDOPTS' --html,
         # --junitxml or -n would write or fork there too): the run's settings are all it needs.
         env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
-        env |= {SETTINGS_ENV: json.dumps(settings), NAME_ENV: self.name}
+        # The key in the child's own environment only (the embedded reference's is in no variable here).
+        env |= {SETTINGS_ENV: json.dumps(settings), NAME_ENV: self.name, settings["key_env"]: api_key}
         # --capture=sys: pytest's default fd capture would put /dev/null on the child's stdin.
         command = [sys.executable, "-m", "pytest", str(module), "-c", os.devnull, "--rootdir", str(module.parent)]
         command += ["-q", "-p", "no:cacheprovider", "--assert=plain", "--capture=sys"]
@@ -204,14 +207,14 @@ class ChildProcesses:
         self.sidecars: dict[str, list[Sidecar]] = {}  # module name -> its child processes
         self.placed: dict[str, Sidecar] = {}  # a selected test's node id -> the child that runs it
 
-    def start(self, suite: Path, settings: dict[str, Any], redact: Callable[[str], str]) -> None:
+    def start(self, suite: Path, settings: dict[str, Any], redact: Callable[[str], str], api_key: str) -> None:
         """Each module's children, started now so that they collect while the parent does: the
         module's number, none on a single core (``children_for``)."""
         for name, wanted in MODULES.items():
             module = suite / name
             count = children_for(wanted, usable_cores())
             if module.is_file() and count:
-                self.sidecars[name] = [Sidecar(module, settings, redact, n + 1) for n in range(count)]
+                self.sidecars[name] = [Sidecar(module, settings, redact, api_key, n + 1) for n in range(count)]
 
     def describe(self) -> str:
         """Where the child processes run what, e.g. "test_stateful.py in 2 child processes"."""
