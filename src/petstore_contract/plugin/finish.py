@@ -36,6 +36,7 @@ class Finish:
         self.paths: dict[str, Path] = {}
         self.waivers: tuple[str, list[waivers.Waiver]] | None = None  # (file, waivers) when one was read
         self.stopped_early = ""  # pytest's reason when -x or --maxfail stopped the run
+        self.stopped_by: tuple[str, int] | None = None  # (signal name, tests selected) when a signal stopped it
         self.counters_file: Path | None = None  # where this process's counters went (written again after re-asks)
 
     def keep(self, report: pytest.TestReport) -> None:
@@ -50,7 +51,10 @@ class Finish:
 
     def problems(self, exitstatus: int, counters: dict[str, Any]) -> list[str]:
         found = []
-        if exitstatus == INTERRUPTED:
+        if self.stopped_by is not None:
+            name, selected = self.stopped_by
+            found.append(f"stopped by {name} after {len(self.records)} of {selected} tests")
+        elif exitstatus == INTERRUPTED:
             found.append("the run was interrupted before every test ran")
         elif self.stopped_early:
             found.append(f"the run stopped early ({self.stopped_early}: -x or --maxfail) before every test ran")
@@ -115,7 +119,7 @@ class Finish:
 
     def _reask_blocked(self, exitstatus: int) -> str:
         """Why no finding may be asked again ("" when they may)."""
-        if exitstatus == INTERRUPTED:
+        if exitstatus == INTERRUPTED or self.stopped_by is not None:
             return "the run was interrupted"
         if self.key_rejected():
             return f"the configured key was rejected ({self.run.settings.key_env})"

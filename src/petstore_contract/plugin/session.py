@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
+from types import FrameType
 from typing import Any, cast
 
 import pytest
@@ -39,6 +42,42 @@ from petstore_contract.run.sidecar import NAME_ENV, ChildProcesses, ChildSide
 from petstore_contract.transport import TargetProblem
 
 CONTROLLER, WORKER, CHILD = "controller", "worker", "child"
+# How CI systems cancel a job or end one at its time limit (GitLab, Jenkins, Kubernetes: SIGTERM;
+# a closed terminal or SSH session: SIGHUP).  SIGINT stays pytest's own (KeyboardInterrupt).
+STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+class StopSignals:
+    """SIGTERM and SIGHUP end a contract run as Ctrl-C does: the handler stops every request of the
+    run (``on_stop``) and raises KeyboardInterrupt in the main thread, so that pytest ends the session
+    as interrupted and the controller judges what it has and writes every report.  The signal's name
+    is kept for the verdict's reason.  Installed by the controller only, and restored at its end."""
+
+    def __init__(self, on_stop: Callable[[str], None]) -> None:
+        self.on_stop = on_stop
+        self.name = ""  # the signal that stopped the run ("" while it runs)
+        self.finishing = False  # set once the reports are being written: a later signal must not cut them
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal.signal works in the main thread only (a run started from a thread keeps them)
+        for name in STOP_SIGNALS:
+            number = getattr(signal, name, None)  # Windows has no SIGHUP
+            if number is not None:
+                self._previous[number] = signal.signal(number, self._handle)
+
+    def restore(self) -> None:
+        for number, previous in self._previous.items():
+            signal.signal(number, previous)
+        self._previous.clear()
+
+    def _handle(self, number: int, frame: FrameType | None) -> None:
+        if self.name or self.finishing:
+            return  # the run is already ending: its reports are being written and must be whole
+        self.name = signal.Signals(number).name
+        self.on_stop(self.name)
+        raise KeyboardInterrupt(f"stopped by {self.name}")
 
 
 class ContractSession:
@@ -54,6 +93,10 @@ class ContractSession:
         self.child = ChildSide(run.guard, run.settings.shared_dir) if role == CHILD else None
         self.preflight = ""  # the one-line problem the pre-flight request found
         self.round_trip = 0.0  # seconds the pre-flight request took
+        self.session: pytest.Session | None = None  # the controller's, for a stop signal
+        self.signals = StopSignals(self._stop) if role == CONTROLLER else None
+        if self.signals is not None:
+            self.signals.install()
 
     # -- start ---------------------------------------------------------------------------------------
 
@@ -73,6 +116,7 @@ class ContractSession:
         """One request before the run, so an unusable target or key is named once, in one line."""
         if self.role != CONTROLLER:
             return
+        self.session = session
         # The pre-flight waits for the target's answer (on the embedded reference, for its process to
         # start: 0.15-0.2 s); the schemas collection needs load first, so that wait overlaps work.
         if self.embedded is not None:
@@ -179,6 +223,11 @@ class ContractSession:
             item.config.option.tbstyle = style
         if self.child is not None:
             self.child.publish(item, call, report)
+        stopped = self.run.guard.stopped() if self.role == WORKER else None
+        if stopped:
+            # The controller was stopped by a signal: an xdist worker ends after this test instead of
+            # running the tests queued for it (their requests would not go out anyway).
+            item.session.shouldstop = item.session.shouldfail = stopped
         # Captured output (Hypothesis' and Schemathesis' own prints among it) reaches the terminal,
         # JUnit and pytest-html through the report's sections.
         report.sections = [(title, self.run.redact(text)) for title, text in report.sections]
@@ -200,7 +249,17 @@ class ContractSession:
 
     # -- end -----------------------------------------------------------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """A stop signal's traceback is cut to the handler's frame: pytest renders the whole stack it
+        interrupted with its source (seconds, through Hypothesis), out of the few a CI system grants."""
+        if self.signals is not None and self.signals.name:
+            excinfo.traceback = excinfo.traceback[-1:]
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """pytest-html renders its report in its own sessionfinish (trylast): the verdict is known by then."""
+        if self.signals is not None:
+            self.signals.finishing = True
         counters_file = None
         if self.run.settings.shared_dir:
             # The worker id from xdist's workerinput, not its environment variable: a suite run started
@@ -213,7 +272,10 @@ class ContractSession:
             self.finishing.counters_file = counters_file
             # -x or --maxfail stopped the run: the tests after the stop never ran, and their clauses are
             # not "not selected" (a choice of the user) but undecided: the run cannot say "conformant".
-            self.finishing.stopped_early = str(session.shouldfail or "")
+            if self.signals is not None and self.signals.name:
+                self.finishing.stopped_by = (self.signals.name, session.testscollected)
+            else:
+                self.finishing.stopped_early = str(session.shouldfail or "")
             processes = {
                 "preflight_ms": round(self.round_trip * 1000),
                 "child_processes": self.children.describe() or "none",
@@ -232,6 +294,8 @@ class ContractSession:
         if self.embedded is not None:
             self.embedded.stop()
         self.run.close()
+        if self.signals is not None:
+            self.signals.restore()
         install(None)
         if self.role == CONTROLLER and self.run.settings.shared_dir:
             # The run's shared files (set-up results, counters) hold answers of the target: they go
@@ -239,6 +303,15 @@ class ContractSession:
             shutil.rmtree(self.run.settings.shared_dir, ignore_errors=True)
 
     # -- helpers -------------------------------------------------------------------------------------
+
+    def _stop(self, name: str) -> None:
+        """A stop signal: no request of the run goes out from now on, in any of its processes, and
+        pytest runs no further test.  ``shouldfail`` too: Schemathesis' per-operation subtests swallow
+        what a test raises (KeyboardInterrupt included) unless the session is failing."""
+        reason = f"stopped by {name}"
+        self.run.guard.stop(reason)
+        if self.session is not None:
+            self.session.shouldstop = self.session.shouldfail = reason
 
     def _link_clauses(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Each test of the suite marked by its clauses' markers; a test or clause left unlinked is a usage error."""

@@ -16,6 +16,7 @@ from petstore_contract.transport.options import TransportOptions
 from petstore_contract.transport.problems import BUDGET, TARGET, TargetProblem
 
 BREAKER_FILE = "breaker-open"
+STOPPED_FILE = "stopped"  # the run was stopped (SIGTERM, SIGHUP): every process of it stops sending
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 COUNTERS_GLOB = "counters-*.json"
 # A run's counters (RunGuard); "resent_writes": requests not safe to repeat that were sent again on a
@@ -58,6 +59,7 @@ class RunGuard:
         self._lock = threading.Lock()
         self._streak = 0
         self._open: str | None = None
+        self._stopped: str | None = None
         self._first = ""
         self._counts = dict.fromkeys(COUNTS, 0)
         self._waited = 0.0
@@ -118,8 +120,32 @@ class RunGuard:
                 self._first = self._first or self._open
         return self._open
 
+    # stop
+
+    def stop(self, reason: str) -> None:
+        """No request is sent from now on, in this process and (through ``shared_dir/stopped``) in
+        every other process of the run: a run that was told to stop judges what it has, at once."""
+        self._stopped = reason
+        path = self.shared_dir / STOPPED_FILE if self.shared_dir is not None else None
+        if path is not None and not path.exists():
+            with contextlib.suppress(OSError):
+                path.write_text(reason + "\n", encoding="utf-8")
+
+    def stopped(self) -> str | None:
+        """Why the run was stopped (here or in another of its processes); None while it runs."""
+        if self._stopped is None and self.shared_dir is not None and (self.shared_dir / STOPPED_FILE).exists():
+            try:
+                self._stopped = (self.shared_dir / STOPPED_FILE).read_text(encoding="utf-8").strip() or "stopped"
+            except OSError:
+                self._stopped = "stopped"
+        return self._stopped
+
     def check(self) -> None:
-        """Raise TargetProblem instead of sending when the budget is spent or the breaker is open."""
+        """Raise TargetProblem instead of sending when the run was stopped, the budget is spent or the
+        breaker is open."""
+        stopped = self.stopped()
+        if stopped:
+            raise TargetProblem(f"{stopped}; request not sent", kind=BUDGET)
         spent = self.budget_spent()
         if spent:
             line = f"{spent}; request not sent"
@@ -132,13 +158,13 @@ class RunGuard:
     def failed(self, cause: str) -> None:
         """Count a request that got no answer; ``trip_after`` in a row open the breaker.
 
-        A request cut short because the budget ran out says nothing about the target: it is counted
-        as unanswered but does not feed the breaker.
+        A request cut short because the budget ran out (or the run was stopped) says nothing about the
+        target: it is counted as unanswered but does not feed the breaker.
         """
         with self._lock:
             self._counts["no_answer"] += 1
             self._first = self._first or cause
-            if self.budget_spent() or self._open is not None:
+            if self.budget_spent() or self._open is not None or self._stopped is not None:
                 return
             self._streak += 1
             if not self.trip_after or self._streak < self.trip_after:
