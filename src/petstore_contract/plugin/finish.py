@@ -53,7 +53,8 @@ class Finish:
         found = []
         if self.stopped_by is not None:
             name, selected = self.stopped_by
-            found.append(f"stopped by {name} after {len(self.records)} of {selected} tests")
+            of = f" of {selected}" if selected else " (during collection)"
+            found.append(f"stopped by {name} after {len(self.records)}{of} tests")
         elif exitstatus == INTERRUPTED:
             found.append("the run was interrupted before every test ran")
         elif self.stopped_early:

@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from pathlib import Path
-from types import FrameType
 from typing import Any, cast
 
 import pytest
@@ -34,6 +31,7 @@ from petstore_contract.interface.spec import suite_dir
 from petstore_contract.judging.expect import JUDGE_KEY, judge_of
 from petstore_contract.plugin.classify import FailureRepr, failure_text, record_of
 from petstore_contract.plugin.finish import RECORD_ATTR, Finish
+from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reporting import outputs
 from petstore_contract.run import Run, ahead, heap, install
 from petstore_contract.run import setup as preparation
@@ -42,42 +40,6 @@ from petstore_contract.run.sidecar import NAME_ENV, ChildProcesses, ChildSide
 from petstore_contract.transport import TargetProblem
 
 CONTROLLER, WORKER, CHILD = "controller", "worker", "child"
-# How CI systems cancel a job or end one at its time limit (GitLab, Jenkins, Kubernetes: SIGTERM;
-# a closed terminal or SSH session: SIGHUP).  SIGINT stays pytest's own (KeyboardInterrupt).
-STOP_SIGNALS = ("SIGTERM", "SIGHUP")
-
-
-class StopSignals:
-    """SIGTERM and SIGHUP end a contract run as Ctrl-C does: the handler stops every request of the
-    run (``on_stop``) and raises KeyboardInterrupt in the main thread, so that pytest ends the session
-    as interrupted and the controller judges what it has and writes every report.  The signal's name
-    is kept for the verdict's reason.  Installed by the controller only, and restored at its end."""
-
-    def __init__(self, on_stop: Callable[[str], None]) -> None:
-        self.on_stop = on_stop
-        self.name = ""  # the signal that stopped the run ("" while it runs)
-        self.finishing = False  # set once the reports are being written: a later signal must not cut them
-        self._previous: dict[int, Any] = {}
-
-    def install(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return  # signal.signal works in the main thread only (a run started from a thread keeps them)
-        for name in STOP_SIGNALS:
-            number = getattr(signal, name, None)  # Windows has no SIGHUP
-            if number is not None:
-                self._previous[number] = signal.signal(number, self._handle)
-
-    def restore(self) -> None:
-        for number, previous in self._previous.items():
-            signal.signal(number, previous)
-        self._previous.clear()
-
-    def _handle(self, number: int, frame: FrameType | None) -> None:
-        if self.name or self.finishing:
-            return  # the run is already ending: its reports are being written and must be whole
-        self.name = signal.Signals(number).name
-        self.on_stop(self.name)
-        raise KeyboardInterrupt(f"stopped by {self.name}")
 
 
 class ContractSession:
