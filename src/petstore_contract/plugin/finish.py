@@ -53,8 +53,10 @@ class Finish:
         found = []
         if self.stopped_by is not None:
             name, selected = self.stopped_by
-            of = f" of {selected}" if selected else " (during collection)"
-            found.append(f"stopped by {name} after {len(self.records)}{of} tests")
+            if selected:
+                found.append(f"stopped by {name} after {len(self.records)} of {selected} tests")
+            else:
+                found.append(f"stopped by {name} during collection, before any test ran")
         elif exitstatus == INTERRUPTED:
             found.append("the run was interrupted before every test ran")
         elif self.stopped_early:
