@@ -10,6 +10,7 @@ import pytest
 
 from blind_scores import BlindScenario, run_blind_catalog
 from blind_scores import score_lines as blind_score_lines
+from petstore_contract.core import atomic
 from petstore_contract.selfcheck.killmatrix import Scenario, render, run_catalog
 from petstore_contract.selfcheck.launcher import SuiteRun
 
@@ -28,7 +29,7 @@ def catalog(pytestconfig: pytest.Config) -> dict[Scenario, SuiteRun]:
     matrix = render(results) + f"\n\nself-test wall time: {time.monotonic() - started:.0f} s"
     pytestconfig.stash[MATRIX_KEY] = matrix
     (ROOT / "reports").mkdir(exist_ok=True)
-    (ROOT / "reports" / "kill-matrix.md").write_text(matrix + "\n", encoding="utf-8")
+    atomic.write_text(ROOT / "reports" / "kill-matrix.md", matrix + "\n")
     return results
 
 

@@ -108,6 +108,8 @@ def test_html_banner_and_matrix(kind: str, runs: dict[str, RunResult], written: 
     assert report_view.VERDICT_WORDS[result.verdict] in text
     assert " ".join(verdict_line(result).split()) in " ".join(text.split())
     assert page.index('class="banner') < page.index('id="run"') < page.index('id="matrix"')
+    if report_view.violated_must(result):  # the verdict, then what is broken, then the run's facts
+        assert page.index('class="banner') < page.index('id="violated"') < page.index('id="run"')
     rows = re.findall(r'<tr class="(\w+)">\s*<td class="m-id">(.*?)</td>', page, re.DOTALL)
     assert [unescape(re.sub(r"<[^>]+>", "", cell)) for _, cell in rows] == [c.id for c in result.clauses]
     # Every matrix link lands on an element of the page.

@@ -37,6 +37,7 @@ from typing import Any
 
 import markupsafe  # report.html's escaping (Jinja2's)
 
+from petstore_contract.core import atomic
 from petstore_contract.core.records import CONFORMS, NOT_SELECTED, VIOLATED, ClauseResult, RunResult
 from petstore_contract.interface.clauses import CATCH_ALL, registry
 from petstore_contract.judging.verdict import decide
@@ -96,8 +97,7 @@ def write_manifest(directory: Path, data: dict[str, Any], scrub: Callable[[str],
     clean: dict[str, Any] = json.loads(scrub(json.dumps(data, ensure_ascii=False)))
     clean[SELF_HASH] = manifest_hash(clean)
     path = directory / MANIFEST
-    path.write_text(json.dumps(clean, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+    return atomic.write_text(path, json.dumps(clean, indent=2, ensure_ascii=False) + "\n")
 
 
 def manifest_hash(manifest: dict[str, Any]) -> str:
@@ -115,7 +115,7 @@ def scrub_reports(directory: Path, scrub: Callable[[str], str]) -> list[str]:
             text = path.read_text(encoding="utf-8")
             clean = scrub(text)
             if clean != text:
-                path.write_text(clean, encoding="utf-8")
+                atomic.write_text(path, clean)
                 changed.append(path.name)
     return changed
 

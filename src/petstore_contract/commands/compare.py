@@ -21,9 +21,9 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, NoReturn
 
+from petstore_contract.core import atomic
 from petstore_contract.core.records import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED
 from petstore_contract.reporting.markdown import code, text
 from petstore_contract.reporting.readback import SummaryError, load
@@ -219,7 +219,7 @@ def main(argv: list[str]) -> int:
 
 def _write(rendered: str, out: str | None, fmt: str) -> None:
     if out:
-        Path(out).write_text(rendered, encoding="utf-8")
+        atomic.write_text(out, rendered)
     else:
         sys.stdout.write(rendered)
     step_summary = os.environ.get(STEP_SUMMARY)

@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 
 from petstore_contract.commands import certify
+from petstore_contract.core.records import TestRecord
 from petstore_contract.interface.clauses import section_markers
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.judging import waivers
 from petstore_contract.judging.expect import Judge, judge_of
 from petstore_contract.plugin import options
+from petstore_contract.plugin.finish import RECORD_ATTR
 from petstore_contract.plugin.session import CHILD, CONTROLLER, WORKER, ContractSession
 from petstore_contract.run import Run, RunSettings, heap, install
 from petstore_contract.run.sidecar import child_settings
@@ -104,7 +106,24 @@ def pytest_configure(config: pytest.Config) -> None:
     if session.finishing is not None:
         session.finishing.waivers = waived
     config.pluginmanager.register(session, "petstore-session")
+    if session.finishing is not None and config.getoption("htmlpath", None) and config.pluginmanager.hasplugin("html"):
+        _register_pytest_html(config, run, session)
     config.option.base_url = settings.base_url
+
+
+def _register_pytest_html(config: pytest.Config, run: Run, session: ContractSession) -> None:
+    """The contract in pytest-html's report, as pytest-html registers its own: controller only."""
+    from petstore_contract.reporting.pytest_html_hooks import PytestHtmlContract
+
+    finishing = session.finishing
+    assert finishing is not None
+
+    def record(report: pytest.TestReport) -> TestRecord | None:
+        data = getattr(report, RECORD_ATTR, None)
+        return TestRecord.from_dict(data) if data is not None else None
+
+    hooks = PytestHtmlContract(run.facts(), run.redact, lambda: finishing.result, record)
+    config.pluginmanager.register(hooks, "petstore-pytest-html")
 
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from petstore_contract.core import atomic
 from petstore_contract.core.records import RunResult
 from petstore_contract.reporting import html, junit, markdown, summary_json, terminal
 from petstore_contract.reporting.view import fold, public_facts, verdict_line
@@ -40,7 +41,5 @@ def write_reports(result: RunResult, report_dir: Path) -> dict[str, Path]:
     texts = {"html": html.render(result), "markdown": markdown.render(result), "json": summary_json.render(result)}
     paths = {}
     for kind, text in texts.items():
-        path = report_dir / REPORT_FILES[kind]
-        path.write_text(text, encoding="utf-8")
-        paths[kind] = path
+        paths[kind] = atomic.write_text(report_dir / REPORT_FILES[kind], text)
     return paths

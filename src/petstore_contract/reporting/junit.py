@@ -18,11 +18,13 @@ GitLab read such files; a tool that validates against junit-10.xsd (Jenkins' xUn
 
 from __future__ import annotations
 
+import io
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from petstore_contract.core import atomic
 from petstore_contract.core.records import REPEAT_WORDS, Finding, RunResult, cut
 from petstore_contract.reporting import view
 
@@ -52,7 +54,9 @@ def rewrite(path: Path, result: RunResult, *, strict: bool = False) -> None:
     if suites:
         _suite_properties(suites[0], result)
     ET.indent(tree, space="  ")
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    out = io.BytesIO()
+    tree.write(out, encoding="utf-8", xml_declaration=True)
+    atomic.write_bytes(path, out.getvalue())
 
 
 def suite_properties(result: RunResult) -> list[tuple[str, str]]:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import parse_qsl, urlsplit
 
+from petstore_contract.core import atomic
 from petstore_contract.transport import Observed
 
 HAR_VERSION = "1.2"
@@ -163,4 +164,4 @@ def build(directory: str | os.PathLike[str], *, title: str, creator_version: str
 
 def write(path: str | os.PathLike[str], har: dict[str, Any], scrub: Callable[[str], str]) -> None:
     """The HAR as JSON, passed once more as a whole through ``scrub`` (the run's redaction; the entries were)."""
-    Path(path).write_text(scrub(json.dumps(har, indent=1, ensure_ascii=False)) + "\n", "utf-8")
+    atomic.write_text(path, scrub(json.dumps(har, indent=1, ensure_ascii=False)) + "\n")
