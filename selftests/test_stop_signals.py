@@ -1,0 +1,116 @@
+"""SIGTERM and SIGHUP end a contract run as Ctrl-C does (issue 31).
+
+A CI system that cancels a job, or ends one at its time limit, sends SIGTERM (GitLab, Jenkins,
+Kubernetes; GitHub Actions sends SIGINT, then SIGTERM) and SIGKILLs 7.5-30 s later.  The run must
+stop sending, judge what it has, write every report (inconclusive, "stopped by SIGTERM after N of M
+tests"), print its verdict line and exit 6 within about 5 s, and leave no process of its own behind
+(the embedded reference, xdist workers, the stateful walks' child processes).
+
+Each run starts in a session of its own, so that every process it starts can be found afterwards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.reference.variants import REFERENCE
+from petstore_contract.selfcheck.launcher import ROOT, suite_command
+
+SCHEMA = ROOT / "src" / "petstore_contract" / "reporting" / "summary.schema.json"
+STARTED = re.compile(r"^(collected \d+ items|\d+ workers \[\d+ items\])", re.MULTILINE)
+INTO_THE_RUN = 3.0  # seconds after the tests started
+WITHIN = 7.5  # the issue asks for about 5 s; the shortest grace a CI system gives before SIGKILL is 7.5 s
+
+
+def _session_members(sid: int) -> list[str]:
+    """The processes still alive in session ``sid`` (pid and command)."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":  # fields after the name: state, ppid, pgrp, session
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            alive.append(f"{stat.parent.name}: {cmdline[:200]}")
+    return alive
+
+
+def _stop_a_run(tmp_path: Path, signame: str, base_url: str | None, key: str, *args: str) -> dict[str, object]:
+    reports = tmp_path / "reports"
+    command = [word for word in suite_command(reports, base_url, args) if word != "-q"]  # "collected" shows
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "PYTEST_"))}
+    env["PETSTORE_API_KEY"] = key
+    output = tmp_path / "output.txt"
+    with output.open("wb") as out:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 300
+        while not STARTED.search(output.read_text(errors="replace")):
+            assert process.poll() is None and time.monotonic() < deadline, output.read_text()[-3000:]
+            time.sleep(0.1)
+        time.sleep(INTO_THE_RUN)
+        assert process.poll() is None, "the run ended before the signal: " + output.read_text()[-2000:]
+        sent = time.monotonic()
+        process.send_signal(getattr(signal, signame))
+        code = process.wait(timeout=60)
+        seconds = time.monotonic() - sent
+        time.sleep(0.5)  # a process that outlives the run would still be there
+        left = _session_members(process.pid)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    text = output.read_text(errors="replace")
+    print(f"{signame} {' '.join(args)}: exit {code} {seconds:.2f} s after the signal")  # the measurement
+    return {"code": code, "seconds": seconds, "left": left, "output": text, "reports": reports}
+
+
+def _check(stopped: dict[str, object], signame: str, key: str) -> None:
+    output, reports = str(stopped["output"]), Path(str(stopped["reports"]))
+    assert stopped["code"] == 6, output[-3000:]
+    assert float(str(stopped["seconds"])) < WITHIN, f"{stopped['seconds']} s after {signame}"
+    assert stopped["left"] == [], stopped["left"]
+    summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
+    jsonschema.validate(summary, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    assert summary["verdict"] == "inconclusive"
+    reason = re.fullmatch(rf"stopped by {signame} after (\d+) of (\d+) tests", summary["reason"])
+    assert reason and 0 <= int(reason.group(1)) < int(reason.group(2)), summary["reason"]
+    assert output.rstrip().splitlines()[-1] == f"Inconclusive: {summary['reason']}"  # the verdict line, last
+    assert summary["reason"] in (reports / "report.html").read_text(encoding="utf-8")
+    junit = ET.parse(reports / "junit.xml").getroot()
+    assert summary["reason"] in ET.tostring(junit, encoding="unicode")
+    for path in reports.iterdir():
+        assert key not in path.read_text(encoding="utf-8", errors="replace"), path.name
+    assert key not in output
+
+
+@pytest.mark.parametrize("args", [(), ("-n", "2")], ids=["one-process", "xdist"])
+def test_sigterm_against_a_slow_target(tmp_path: Path, args: tuple[str, ...]) -> None:
+    key = "stop-" + secrets.token_urlsafe(12)
+    slow = dataclasses.replace(REFERENCE, latency_seconds=0.1)  # every answer 100 ms away
+    with BackgroundServer(build_app(key, slow)) as server:
+        stopped = _stop_a_run(tmp_path, "SIGTERM", server.base_url, key, *args)
+    _check(stopped, "SIGTERM", key)
+
+
+def test_sighup_with_the_embedded_reference(tmp_path: Path) -> None:
+    """No --base-url: the run's own reference server process must stop with it."""
+    key = "stop-" + secrets.token_urlsafe(12)  # the embedded reference makes its own; this one is never sent
+    stopped = _stop_a_run(tmp_path, "SIGHUP", None, key)
+    _check(stopped, "SIGHUP", key)
