@@ -22,7 +22,7 @@ from pytest_metadata.plugin import metadata_key
 
 from petstore_contract.core.records import CONFORMS, UNDECIDED, VIOLATED, Finding, RunResult, TestRecord, cut
 from petstore_contract.interface.clauses import registry
-from petstore_contract.reporting.view import verdict_line
+from petstore_contract.reporting.view import first_line, verdict_line, violated_must
 
 FACTS = (  # Environment table row -> the run's fact
     ("Contract target", "target"),
@@ -39,17 +39,20 @@ FACTS = (  # Environment table row -> the run's fact
 ORDER = {VIOLATED: 0, UNDECIDED: 1, CONFORMS: 2}  # what is broken first
 TEXT_LIMIT = 2_000  # characters of an expected/observed text or a response body shown per finding
 SHOWN = 3  # findings shown per failing test (summary.json and report.html have every one)
+# pytest-html's table grows as wide as the longest unbroken line of a log (a URL, a JSON body): wrap them.
 STYLE = """<style>
 .petstore-verdict{font-size:1.3em;font-weight:bold;padding:.5em .7em;border-left:.4em solid #888;background:#f4f4f4}
 .petstore-verdict.not_conformant{border-color:#c62828;background:#fdecea}
 .petstore-verdict.conformant{border-color:#2e7d32;background:#edf7ed}
 .petstore-verdict.inconclusive{border-color:#b26a00;background:#fff4e5}
-table.petstore-clauses{border-collapse:collapse;margin:.5em 0 1em}
+ul.petstore-broken li{margin:.3em 0}
+table.petstore-clauses{border-collapse:collapse;margin:.5em 0 1em;font-size:.95em}
 table.petstore-clauses th,table.petstore-clauses td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
 table.petstore-clauses tr.violated td{background:#fdecea;font-weight:bold}
 table.petstore-clauses tr.undecided td{background:#fff4e5}
 .petstore-finding pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:.4em}
 .petstore-finding blockquote{margin:.3em 0 .3em 1em;font-style:italic}
+.logwrapper .log,#results-table td.col-testId{overflow-wrap:anywhere}
 </style>"""
 
 
@@ -94,7 +97,7 @@ class PytestHtmlContract:
         if self.report is not None:
             self.report.title = f"Pet Store contract: {line}"
         prefix.append(STYLE + f'<p class="petstore-verdict {escape(result.verdict)}">{escape(line)}</p>')
-        prefix.append(_matrix(result))
+        prefix.append(_broken(result) + _matrix(result))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
@@ -114,6 +117,15 @@ class PytestHtmlContract:
             return
         block = self.redact(_evidence(record, self.quotes))
         report.extras = [*getattr(report, "extras", []), extras.html(block)]  # type: ignore[attr-defined]
+
+
+def _broken(result: RunResult) -> str:
+    """What is broken, before the matrix: each violated MUST clause, its sentence and its first finding."""
+    items = "".join(
+        f"<li><b>{escape(c.id)}</b> ({escape(c.section)}): <q>{escape(c.quote)}</q><br>{escape(first_line(c))}</li>"
+        for c in violated_must(result)
+    )
+    return f'<ul class="petstore-broken">{items}</ul>' if items else ""
 
 
 def _matrix(result: RunResult) -> str:
