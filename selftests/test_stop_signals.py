@@ -25,9 +25,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
 from petstore_contract.selfcheck.launcher import ROOT, suite_command
+from petstore_contract.transport import RunGuard, TargetProblem
 
 SCHEMA = ROOT / "src" / "petstore_contract" / "reporting" / "summary.schema.json"
 STARTED = re.compile(r"^(collected \d+ items|\d+ workers \[\d+ items\])", re.MULTILINE)
@@ -49,7 +51,9 @@ def _session_members(sid: int) -> list[str]:
     return alive
 
 
-def _stop_a_run(tmp_path: Path, signame: str, base_url: str | None, key: str, *args: str) -> dict[str, object]:
+def _stop_a_run(
+    tmp_path: Path, signame: str, base_url: str | None, key: str, *args: str, group: bool = False
+) -> dict[str, object]:
     reports = tmp_path / "reports"
     command = [word for word in suite_command(reports, base_url, args) if word != "-q"]  # "collected" shows
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "PYTEST_"))}
@@ -67,7 +71,10 @@ def _stop_a_run(tmp_path: Path, signame: str, base_url: str | None, key: str, *a
         time.sleep(INTO_THE_RUN)
         assert process.poll() is None, "the run ended before the signal: " + output.read_text()[-2000:]
         sent = time.monotonic()
-        process.send_signal(getattr(signal, signame))
+        if group:  # every process of the run gets it, the workers and the child processes too
+            os.killpg(process.pid, getattr(signal, signame))
+        else:
+            process.send_signal(getattr(signal, signame))
         code = process.wait(timeout=60)
         seconds = time.monotonic() - sent
         time.sleep(0.5)  # a process that outlives the run would still be there
@@ -100,12 +107,16 @@ def _check(stopped: dict[str, object], signame: str, key: str) -> None:
     assert key not in output
 
 
-@pytest.mark.parametrize("args", [(), ("-n", "2")], ids=["one-process", "xdist"])
-def test_sigterm_against_a_slow_target(tmp_path: Path, args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("args", "group"),
+    [((), False), (("-n", "2"), False), (("-n", "2"), True)],
+    ids=["one-process", "xdist", "xdist-whole-group"],  # the whole group: as a terminal or GitLab's runner sends it
+)
+def test_sigterm_against_a_slow_target(tmp_path: Path, args: tuple[str, ...], group: bool) -> None:
     key = "stop-" + secrets.token_urlsafe(12)
     slow = dataclasses.replace(REFERENCE, latency_seconds=0.1)  # every answer 100 ms away
     with BackgroundServer(build_app(key, slow)) as server:
-        stopped = _stop_a_run(tmp_path, "SIGTERM", server.base_url, key, *args)
+        stopped = _stop_a_run(tmp_path, "SIGTERM", server.base_url, key, *args, group=group)
     _check(stopped, "SIGTERM", key)
 
 
@@ -114,3 +125,33 @@ def test_sighup_with_the_embedded_reference(tmp_path: Path) -> None:
     key = "stop-" + secrets.token_urlsafe(12)  # the embedded reference makes its own; this one is never sent
     stopped = _stop_a_run(tmp_path, "SIGHUP", None, key)
     _check(stopped, "SIGHUP", key)
+
+
+def test_a_stopped_run_sends_nothing_in_any_of_its_processes(tmp_path: Path) -> None:
+    """Two guards sharing a run's folder stand for two processes of the run (an xdist worker's, a child's)."""
+    here, there = RunGuard(shared_dir=tmp_path, trip_after=1), RunGuard(shared_dir=tmp_path, trip_after=1)
+    here.check()
+    there.check()
+    here.stop("stopped by SIGTERM")
+    for guard in (here, there):
+        with pytest.raises(TargetProblem, match=r"^stopped by SIGTERM; request not sent$"):
+            guard.check()
+    there.failed("connection reset")  # a request cut short by the stop says nothing about the target
+    assert there.breaker_open() is None
+
+
+def test_stop_signals_raise_once_and_are_restored() -> None:
+    stops: list[str] = []
+    signals = StopSignals(stops.append)
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    signals.install()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="stopped by SIGHUP"):
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(5)
+        os.kill(os.getpid(), signal.SIGTERM)  # the run is already ending: its reports must not be cut
+        time.sleep(0.2)
+    finally:
+        signals.restore()
+    assert stops == ["SIGHUP"] and signals.name == "SIGHUP"
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before

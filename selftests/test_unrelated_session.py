@@ -9,12 +9,13 @@ left it (thresholds, nothing frozen), no report written, no header line, no opti
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 VENDOR_TESTS = """
-import gc, json, os
+import gc, json, os, signal
 
 def test_passes():
     assert 1 + 1 == 2
@@ -28,6 +29,9 @@ def test_records_the_interpreter(pytestconfig):
         "frozen": gc.get_freeze_count(),
         "tbstyle": pytestconfig.option.tbstyle,
         "base_url": getattr(pytestconfig.option, "base_url", None),
+        # The stop signals' handlers are a contract run's only (issue 31): a vendor's session keeps Python's.
+        "sigterm": str(signal.getsignal(signal.SIGTERM)),
+        "sighup": str(signal.getsignal(signal.SIGHUP)),
     }
     with open(os.environ["VENDOR_STATE"], "w") as out:
         json.dump(state, out)
@@ -72,6 +76,7 @@ def test_a_vendor_session_is_the_same_with_and_without_the_plugin(tmp_path: Path
     assert len(_outcomes(with_plugin.stdout)) == 3
     assert seen_with == seen_without, (seen_with, seen_without)
     assert seen_with["frozen"] == 0
+    assert seen_with["sigterm"] == seen_with["sighup"] == str(signal.SIG_DFL)
     assert sorted(p.name for p in project.iterdir()) == ["state0.json", "state2.json", "test_vendor.py"]
 
 

@@ -272,6 +272,7 @@ class ContractSession:
         what a test raises (KeyboardInterrupt included) unless the session is failing."""
         reason = f"stopped by {name}"
         self.run.guard.stop(reason)
+        self.run.transport.adapter.closing.set()  # a wait for a Retry-After ends at once
         if self.session is not None:
             self.session.shouldstop = self.session.shouldfail = reason
 
