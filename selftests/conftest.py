@@ -10,8 +10,8 @@ import pytest
 
 from blind_scores import BlindScenario, run_blind_catalog
 from blind_scores import score_lines as blind_score_lines
-from petstore_contract.selfcheck.killmatrix import Scenario, render, run_catalog
-from petstore_contract.selfcheck.launcher import SuiteRun
+from devtools.killmatrix import Scenario, render, run_catalog
+from devtools.launcher import SuiteRun
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX_KEY = pytest.StashKey[str]()
