@@ -92,8 +92,8 @@ def run_scenario(scenario: BlindScenario) -> SuiteRun:
         return run_suite(base_url, key, *SUITE_ARGS, timeout=600)
 
 
-def run_blind_catalog(parallel: int = 3) -> dict[BlindScenario, SuiteRun]:
-    todo = scenarios()
+def run_blind_catalog(chosen: list[BlindScenario] | None = None, parallel: int = 3) -> dict[BlindScenario, SuiteRun]:
+    todo = scenarios() if chosen is None else chosen
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         return dict(zip(todo, pool.map(run_scenario, todo), strict=True))
 
