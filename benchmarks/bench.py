@@ -11,7 +11,7 @@ random key, an empty store) that answers each request ``--latencies`` ms late (t
 writes (requests other than GET/HEAD/OPTIONS) are counted at that server.
 
 - ``suite``: ``pytest tests --base-url URL --contract-profile default --contract-concurrency N`` through
-  ``selfcheck.run_suite`` (key in PETSTORE_API_KEY), serially (N = 1) and at the default (16);
+  ``devtools.run_suite`` (key in PETSTORE_API_KEY), serially (N = 1) and at the default (16);
   ``suite -n 2`` adds pytest-xdist. ``suite (embedded)`` gives no ``--base-url``: the suite starts its
   own reference. The wall time is the whole process: start-up, collection, requests, reports.
 - ``schemathesis``: ``schemathesis --config-file spec/schemathesis.toml run spec/openapi.yaml --url URL
@@ -73,7 +73,10 @@ from petstore_contract.reference import REFERENCE, VARIANTS, BackgroundServer, b
 from petstore_contract.reference.variants import Variant
 from petstore_contract.run import DEFAULT_CONCURRENCY
 from petstore_contract.run.profiles import DEFAULT_SEED
-from petstore_contract.selfcheck import run_suite
+
+# The launcher is a development tool of the checkout (devtools/, not installed): import it from here.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from devtools import run_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "spec" / "openapi.yaml"

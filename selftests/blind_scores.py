@@ -21,14 +21,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from petstore_contract.selfcheck.killmatrix import suite_errors
-from petstore_contract.selfcheck.launcher import SuiteRun, run_suite, stop_process
+from devtools.killmatrix import suite_errors
+from devtools.launcher import INLINE, SuiteRun, run_suite, stop_process
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "blind" / "server.py"
 MISSES = HERE / "blind_misses.toml"
 CROWDED = 150  # the blind catalog's crowded store (more than a page of 100)
-SUITE_ARGS = ("--contract-profile", "quick", "--contract-child-processes", "none")
+SUITE_ARGS = ("--contract-profile", "quick", *INLINE)
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,8 @@ def run_scenario(scenario: BlindScenario) -> SuiteRun:
         return run_suite(base_url, key, *SUITE_ARGS, timeout=600)
 
 
-def run_blind_catalog(parallel: int = 3) -> dict[BlindScenario, SuiteRun]:
-    todo = scenarios()
+def run_blind_catalog(chosen: list[BlindScenario] | None = None, parallel: int = 3) -> dict[BlindScenario, SuiteRun]:
+    todo = scenarios() if chosen is None else chosen
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         return dict(zip(todo, pool.map(run_scenario, todo), strict=True))
 

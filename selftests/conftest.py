@@ -1,54 +1,168 @@
-"""Shared fixtures of the project's own tests."""
+"""Shared fixtures of the project's own tests.
+
+The two catalogs (the kill matrix and the blind catalog) are a few hundred suite runs each.  They are
+dealt into chunks, each chunk one xdist work unit (``xdist_group``), so that ``pytest selftests -n 2``
+spreads them over the workers instead of running a whole catalog twice or in one worker; a chunk runs
+when its first test asks for a result.  Every other module is one work unit (its module-scoped
+fixtures run once).  The workers hand their results to the controller, which prints the kill matrix
+and the blind score over all of them.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from collections.abc import Callable, Hashable
+from dataclasses import asdict
+from functools import cache
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 import pytest
 
 from blind_scores import BlindScenario, run_blind_catalog
+from blind_scores import scenarios as blind_scenarios
 from blind_scores import score_lines as blind_score_lines
+from devtools.killmatrix import Scenario, render, run_catalog, scenarios
+from devtools.launcher import SuiteRun
 from petstore_contract.core import atomic
-from petstore_contract.selfcheck.killmatrix import Scenario, render, run_catalog
-from petstore_contract.selfcheck.launcher import SuiteRun
 
 ROOT = Path(__file__).resolve().parents[1]
-MATRIX_KEY = pytest.StashKey[str]()
-BLIND_KEY = pytest.StashKey[str]()
-# Suite runs side by side in the catalog; each run is mostly Python work, so a little over the cores.
-PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "3"))
+# Suite runs side by side in a chunk; each run is mostly Python work, so a little over the cores (alone),
+# or two per worker when two xdist workers share the cores.
+PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "2" if "PYTEST_XDIST_WORKER" in os.environ else "3"))
+# Chunks per catalog: enough for the workers to share them evenly, few enough that a chunk's last
+# runs (when fewer than PARALLEL are left) cost little.
+KILL_MATRIX_CHUNKS, BLIND_CHUNKS = 8, 5
+CATALOGS_KEY = pytest.StashKey[dict[str, "Chunked[Any]"]]()
+MERGED_KEY = pytest.StashKey[dict[str, list[Any]]]()
+
+S = TypeVar("S", bound=Hashable)
+
+
+class Chunked(Generic[S]):
+    """A catalog's results, run a chunk at a time as its tests ask for them (each chunk once a process)."""
+
+    def __init__(self, todo: list[S], chunks: int, run: Callable[[list[S]], dict[S, SuiteRun]]) -> None:
+        self.todo, self.run = todo, run
+        self.chunk_of = {s: n % chunks for n, s in enumerate(todo)}
+        self.results: dict[S, SuiteRun] = {}
+        self.seconds = 0.0  # wall time spent running chunks in this process
+
+    def __getitem__(self, scenario: S) -> SuiteRun:
+        if scenario not in self.results:
+            chunk = self.chunk_of[scenario]
+            started = time.monotonic()
+            self.results.update(self.run([s for s in self.todo if self.chunk_of[s] == chunk]))
+            self.seconds += time.monotonic() - started
+        return self.results[scenario]
+
+
+@cache
+def kill_matrix_chunks() -> dict[Scenario, int]:
+    return {s: n % KILL_MATRIX_CHUNKS for n, s in enumerate(scenarios())}
+
+
+@cache
+def blind_chunks() -> dict[BlindScenario, int]:
+    return {s: n % BLIND_CHUNKS for n, s in enumerate(blind_scenarios())}
+
+
+def _catalogs(config: pytest.Config) -> dict[str, Chunked[Any]]:
+    return config.stash.setdefault(CATALOGS_KEY, {})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Any other xdist mode would give each worker tests of every chunk: the catalogs would run twice.
+    if config.getoption("numprocesses", None) and config.getoption("dist", "no") != "loadgroup":
+        raise pytest.UsageError("the self-tests deal their catalogs out by group: add --dist loadgroup to -n")
 
 
 @pytest.fixture(scope="session")
-def catalog(pytestconfig: pytest.Config) -> dict[Scenario, SuiteRun]:
-    """The contract suite against every fault, variant and unjudgeable target (once per session)."""
-    started = time.monotonic()
-    results = run_catalog(parallel=PARALLEL)
-    matrix = render(results) + f"\n\nself-test wall time: {time.monotonic() - started:.0f} s"
-    pytestconfig.stash[MATRIX_KEY] = matrix
-    (ROOT / "reports").mkdir(exist_ok=True)
-    atomic.write_text(ROOT / "reports" / "kill-matrix.md", matrix + "\n")
-    return results
+def catalog(pytestconfig: pytest.Config) -> Chunked[Scenario]:
+    """The contract suite against every fault, variant and unjudgeable target (each chunk once a process)."""
+    chunked = Chunked(scenarios(), KILL_MATRIX_CHUNKS, lambda chosen: run_catalog(chosen, parallel=PARALLEL))
+    return _catalogs(pytestconfig).setdefault("killmatrix", chunked)
 
 
 @pytest.fixture(scope="session")
-def blind_catalog(pytestconfig: pytest.Config) -> dict[BlindScenario, SuiteRun]:
-    """The contract suite against every server of the blind catalog (once per session)."""
-    started = time.monotonic()
-    results = run_blind_catalog(parallel=PARALLEL)
-    lines = [*blind_score_lines(results), f"blind catalog wall time: {time.monotonic() - started:.0f} s"]
-    pytestconfig.stash[BLIND_KEY] = "\n".join(lines)
-    return results
+def blind_catalog(pytestconfig: pytest.Config) -> Chunked[BlindScenario]:
+    """The contract suite against every server of the blind catalog (each chunk once a process)."""
+    chunked = Chunked(blind_scenarios(), BLIND_CHUNKS, lambda chosen: run_blind_catalog(chosen, parallel=PARALLEL))
+    return _catalogs(pytestconfig).setdefault("blind", chunked)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        params = item.callspec.params if isinstance(item, pytest.Function) and hasattr(item, "callspec") else {}
+        if "catalog" in item.fixturenames:
+            scenario = params.get("scenario") or Scenario("fault", params["fault"])
+            group = f"kill-matrix-{kill_matrix_chunks()[scenario]}"
+        elif "blind_catalog" in item.fixturenames:
+            group = f"blind-catalog-{blind_chunks()[params['scenario']]}"
+        else:
+            group = item.path.name
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+# -- the results, over every process ---------------------------------------------------------------
+
+
+def _portable(chunked: Chunked[Any]) -> dict[str, Any]:
+    runs = [[asdict(s), r.exit_code, r.seconds, r.summary] for s, r in chunked.results.items()]
+    return {"runs": runs, "seconds": chunked.seconds}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller prints
+        portable = {name: _portable(c) for name, c in _catalogs(session.config).items()}
+        workeroutput["petstore_catalogs"] = json.dumps(portable)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    data = getattr(node, "workeroutput", {}).get("petstore_catalogs")
+    if data:
+        merged = node.config.stash.setdefault(MERGED_KEY, {})
+        for name, part in json.loads(data).items():
+            merged.setdefault(name, []).append(part)
+
+
+def _collected(config: pytest.Config) -> dict[str, tuple[dict[Any, SuiteRun], float]]:
+    """Each catalog's results and its run time, from this process or from every xdist worker."""
+    found: dict[str, tuple[dict[Any, SuiteRun], float]] = {}
+    for name, chunked in _catalogs(config).items():
+        found[name] = (dict(chunked.results), chunked.seconds)
+    kinds: dict[str, Callable[..., Any]] = {"killmatrix": Scenario, "blind": BlindScenario}
+    for name, parts in config.stash.get(MERGED_KEY, {}).items():
+        results, seconds = found.get(name, ({}, 0.0))
+        for part in parts:
+            for fields, code, took, summary in part["runs"]:
+                results[kinds[name](**fields)] = SuiteRun(code, took, summary=summary)
+            seconds = max(seconds, part["seconds"])
+        found[name] = (results, seconds)
+    return found
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    matrix = config.stash.get(MATRIX_KEY, None)
-    if matrix:
+    if hasattr(config, "workerinput"):
+        return
+    collected = _collected(config)
+    if "killmatrix" in collected:
+        results, seconds = collected["killmatrix"]
+        matrix = render(results) + f"\n\nkill matrix: {len(results)} runs, {seconds:.0f} s (the longest process)"
+        (ROOT / "reports").mkdir(exist_ok=True)
+        atomic.write_text(ROOT / "reports" / "kill-matrix.md", matrix + "\n")
         terminalreporter.section("kill matrix (scenario -> verdict, violated clauses, collateral) and scores")
         terminalreporter.write_line(matrix)
-    blind = config.stash.get(BLIND_KEY, None)
-    if blind:
+    if "blind" in collected:
+        results, seconds = collected["blind"]
+        lines = [
+            *blind_score_lines(results),
+            f"blind catalog: {len(results)} runs, {seconds:.0f} s (the longest process)",
+        ]
         terminalreporter.section("blind catalog (servers written from the document alone), scored on its own")
-        terminalreporter.write_line(blind)
+        terminalreporter.write_line("\n".join(lines))

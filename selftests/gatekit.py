@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import reportdata
-from petstore_contract.selfcheck.launcher import stop_process
+from devtools.launcher import stop_process
 
 KEY = "gate-selftest-key-5d1c9a"  # long enough to be redacted everywhere (redaction.MIN_KEY_LENGTH)
 STARTUP = 30.0

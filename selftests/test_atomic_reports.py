@@ -20,7 +20,7 @@ from pathlib import Path
 
 import jsonschema
 
-from petstore_contract.selfcheck.launcher import ROOT, suite_command
+from devtools.launcher import ROOT, suite_command
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 SCHEMA = ROOT / "src" / "petstore_contract" / "reporting" / "summary.schema.json"

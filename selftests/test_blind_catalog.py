@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from blind_scores import BlindScenario, caught, known_misses, passed, scenarios
-from petstore_contract.selfcheck.launcher import SuiteRun
+from devtools.launcher import SuiteRun
 
 Results = dict[BlindScenario, SuiteRun]
 

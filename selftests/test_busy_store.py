@@ -13,8 +13,8 @@ import dataclasses
 import secrets
 from typing import Any
 
+from devtools.launcher import run_suite
 from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
-from petstore_contract.selfcheck.launcher import run_suite
 
 QUICK = ("--contract-profile", "quick")
 

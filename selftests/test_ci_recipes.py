@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 import yaml
 
+from devtools import run_suite
+from devtools.launcher import ROOT
 from petstore_contract.plugin.options import RENAMED
-from petstore_contract.selfcheck import run_suite
-from petstore_contract.selfcheck.launcher import ROOT
 
 GITHUB = ROOT / "docs" / "ci" / "github-actions.yml"
 GITLAB = ROOT / "docs" / "ci" / "gitlab-ci.yml"

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from devtools import run_suite
 from gatekit import CREDENTIALS, KEY, one_line, served, tool, write_json
 from petstore_contract.core.records import SCHEMA_VERSION
-from petstore_contract.selfcheck import run_suite
 
 RUNS = {
     "fixed": (),

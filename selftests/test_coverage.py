@@ -18,10 +18,10 @@ import jsonschema
 import pytest
 import requests
 
+from devtools import SuiteRun, run_suite
 from gatekit import KEY, QUICK, served
 from petstore_contract.judging import coverage
 from petstore_contract.reporting import summary_json
-from petstore_contract.selfcheck import SuiteRun, run_suite
 from petstore_contract.transport import Observed, RunGuard
 
 KEEP = ("summary.json", "summary.md", "report.html")

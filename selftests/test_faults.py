@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from devtools.killmatrix import Scenario, acceptable, caught, collateral, scenarios
+from devtools.launcher import SuiteRun
 from petstore_contract.interface.clauses import registry
 from petstore_contract.reference import FAULTS, VARIANTS
-from petstore_contract.selfcheck.killmatrix import Scenario, acceptable, caught, collateral, scenarios
-from petstore_contract.selfcheck.launcher import SuiteRun
 
 Catalog = dict[Scenario, SuiteRun]
 CATCH_ALL = "generated.other"

@@ -26,6 +26,7 @@ import pytest
 import trustme
 import uvicorn
 
+from devtools import SuiteRun, run_suite
 from hostile import (
     Handler,
     HostileServer,
@@ -42,7 +43,6 @@ from hostile import (
 )
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.reference.server import bind_loopback
-from petstore_contract.selfcheck import SuiteRun, run_suite
 
 KEY = "hostile-selftest-key-5c1e9a"
 QUICK = ("--contract-profile", "quick")

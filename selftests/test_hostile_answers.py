@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
+from devtools import SuiteRun, run_suite
+from devtools.killmatrix import suite_errors
+from devtools.launcher import INLINE
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.selfcheck import SuiteRun, run_suite
-from petstore_contract.selfcheck.killmatrix import suite_errors
 
 KEY = "hostile-answers-key-0123456789"
-QUICK = ("--contract-profile", "quick", "--contract-child-processes", "none")
+QUICK = ("--contract-profile", "quick", *INLINE)
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Rewrite = Callable[[str, str, int, list[tuple[bytes, bytes]]], tuple[int, list[tuple[bytes, bytes]]]]

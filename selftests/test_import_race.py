@@ -10,25 +10,21 @@ that adds a lazy import fails here, naming the module.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from petstore_contract.selfcheck import run_suite
-
-PLUGINS = Path(__file__).resolve().parent / "plugins"
+from devtools import run_suite
+from devtools.launcher import INLINE, with_plugins
 
 
 def test_no_module_is_first_imported_on_a_worker_thread(tmp_path: Path) -> None:
     out = tmp_path / "threaded-imports.txt"
-    path = os.pathsep.join(p for p in (str(PLUGINS), os.environ.get("PYTHONPATH", "")) if p)
     run = run_suite(
         None,
         None,
         "-p",
         "threaded_imports",
-        "--contract-child-processes",
-        "none",
-        env={"PYTHONPATH": path, "THREADED_IMPORTS_OUT": str(out)},
+        *INLINE,
+        env=with_plugins({"THREADED_IMPORTS_OUT": str(out)}),
         timeout=300,
     )
     assert run.verdict == "conformant", run.output[-3000:]

@@ -18,8 +18,8 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
+from devtools import run_suite
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.selfcheck import run_suite
 
 KEY = "echo+key/With=Chars-0123456789"
 REPORTS = ("summary.json", "summary.md", "report.html", "junit.xml")

@@ -1,4 +1,4 @@
-"""Mutation testing of the reference (``python -m petstore_contract.selfcheck.mutate``).
+"""Mutation testing of the reference (``python -m devtools.mutation``).
 
 The fast tests pin the parts that decide what runs and what a survivor is: the seeded sample, the
 classification file and its keys, the reach filter, the command line.  ``test_sampled_mutants_are_killed
@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from petstore_contract.selfcheck import classification, mutate, reach, session
+from devtools.mutation import classification, mutate, reach, session
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = "src/petstore_contract/reference/app.py"
-CLI = [sys.executable, "-m", "petstore_contract.selfcheck.mutate"]
+CLI = [sys.executable, "-m", "devtools.mutation"]
+# devtools is not installed: the tool runs from the checkout, whatever the working directory.
+CLI_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
 # The CI sample: fixed, so that a failure names the same mutants on every machine.
 CI_SAMPLE, CI_SEED, CI_JOBS = 36, 20301205, 2
 
@@ -220,7 +222,7 @@ def test_reach_counts_only_code_that_ran(tmp_path: Path) -> None:
     [["--sample", "0"], ["--jobs", "two"], ["--timeout", "-1"], ["--seed", "x"], ["--resume", "--sample", "3"]],
 )
 def test_bad_option_is_one_line(args: list[str]) -> None:
-    done = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60, check=False, env=CLI_ENV)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stdout == ""
@@ -248,6 +250,7 @@ def test_sampled_mutants_are_killed_or_classified(tmp_path: Path) -> None:
         timeout=1200,
         check=False,
         cwd=tmp_path,
+        env=CLI_ENV,
     )
     seconds = time.monotonic() - started
     report = done.stdout + "\n" + done.stderr[-4000:]
@@ -267,6 +270,7 @@ def test_sigterm_restores_and_removes_the_copies(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         cwd=tmp_path,
+        env=CLI_ENV,
     )
     base = None
     try:

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from devtools import run_suite
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.plugin.options import FLAG, OPTIONS, PREFIX, RENAMED, deprecated_names, deprecation_line
-from petstore_contract.selfcheck import run_suite
 
 # The options' names before issue 26, as the README and the CI recipes knew them.
 OLD_NAMES = {

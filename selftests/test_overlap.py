@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from schemathesis import GenerationMode
 
+from devtools import run_suite
 from petstore_contract.core.records import Exchange, Finding, Mismatch, Note, Undecided, Violation
 from petstore_contract.judging import generated
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
 from petstore_contract.run import Run, RunSettings
 from petstore_contract.run.sidecar import Sidecar, children_for, decode, encode, usable_cores
-from petstore_contract.selfcheck import run_suite
 from petstore_contract.transport import Batch, TargetProblem
 
 KEY = "overlap-selftest-key-81c3f2"

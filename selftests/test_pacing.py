@@ -18,9 +18,9 @@ from typing import Any
 
 import requests
 
+from devtools.launcher import run_suite
 from netpeers import PeerServer
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
-from petstore_contract.selfcheck.launcher import run_suite
 from petstore_contract.transport import Transport, TransportOptions
 from petstore_contract.transport.pacing import DRY_WAVES, Pacer, Ticket
 

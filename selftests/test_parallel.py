@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from devtools import SuiteRun, run_suite
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.run.profiles import DEFAULT_SEED
-from petstore_contract.selfcheck import SuiteRun, run_suite
 
 KEY = "parallel-selftest-key-4d9b0e"
 QUICK = ("--contract-profile", "quick")

@@ -14,17 +14,17 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from devtools import SuiteRun, run_suite
+from devtools.killmatrix import suite_errors
+from devtools.launcher import INLINE
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.selfcheck import SuiteRun, run_suite
-from petstore_contract.selfcheck.killmatrix import suite_errors
 
 KEY = "per-row-key-0123456789"
 # A breaker wide enough that the rows left unanswered do not stop the run (that is test_hostile's).
 ARGS = (
     "--contract-profile",
     "quick",
-    "--contract-child-processes",
-    "none",
+    *INLINE,
     "--contract-request-timeout",
     "1",
     "--contract-circuit-breaker",

@@ -16,9 +16,9 @@ import subprocess
 from html import unescape
 from pathlib import Path
 
+from devtools.launcher import ROOT, suite_command
 from petstore_contract.interface.clauses import registry
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.selfcheck.launcher import ROOT, suite_command
 
 ARGS = ("--contract-profile", "quick", "--contract-child-processes", "none")
 

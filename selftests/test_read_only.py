@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import requests
 
+from devtools import SuiteRun, run_suite
 from petstore_contract.reference import BackgroundServer, build_app
-from petstore_contract.selfcheck import SuiteRun, run_suite
 
 KEY = "read-only-selftest-key-2a7c55"
 QUICK = ("--contract-profile", "quick")

@@ -30,7 +30,8 @@ def test_first_screen_gives_the_two_commands_ci_runs() -> None:
     text = README.read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     first_screen = "\n".join(text.splitlines()[:25])
-    for command in (".venv/bin/python -m pytest\n", ".venv/bin/python -m pytest selftests\n"):
+    selftests = ".venv/bin/python -m pytest selftests -n 2 --dist loadgroup\n"  # two workers: see conftest.py
+    for command in (".venv/bin/python -m pytest\n", selftests):
         assert command in first_screen + "\n", command
         assert command.strip() in ci, f"{command.strip()} is not what .ci/run runs"
     assert "spec/interface.md" in first_screen, "the first screen names the interface document in the checkout"

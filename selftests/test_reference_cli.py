@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
+from devtools import run_suite
 from petstore_contract.reference import FAULTS, UNJUDGEABLE, VARIANTS
-from petstore_contract.selfcheck import run_suite
 
 CLI = [sys.executable, "-m", "petstore_contract.reference"]
 KEY = "cli-test-key-7f3a"

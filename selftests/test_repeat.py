@@ -11,8 +11,8 @@ import secrets
 
 import pytest
 
+from devtools.launcher import run_suite
 from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
-from petstore_contract.selfcheck.launcher import run_suite
 
 QUICK = ("--contract-profile", "quick")
 

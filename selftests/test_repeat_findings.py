@@ -23,6 +23,7 @@ import jsonschema
 import pytest
 
 import reportdata
+from devtools.launcher import SuiteRun, run_suite
 from petstore_contract.core.records import (
     NOT_REASKED,
     REPRODUCED,
@@ -34,7 +35,6 @@ from petstore_contract.core.records import (
 from petstore_contract.judging import reask
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reporting import html, junit, markdown, summary_json
-from petstore_contract.selfcheck.launcher import SuiteRun, run_suite
 from petstore_contract.transport import Transport, TransportOptions
 
 KEY = "reask-" + secrets.token_urlsafe(12)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import secrets
 
+from devtools import run_suite
+from devtools.launcher import INLINE
 from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
-from petstore_contract.selfcheck import run_suite
 
-QUICK = ("--contract-profile", "quick", "--contract-child-processes", "none")
+QUICK = ("--contract-profile", "quick", *INLINE)
 
 
 def test_stop_at_a_should_failure_is_inconclusive() -> None:

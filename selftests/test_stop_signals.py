@@ -25,10 +25,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from devtools.launcher import ROOT, suite_command
 from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
-from petstore_contract.selfcheck.launcher import ROOT, suite_command
 from petstore_contract.transport import RunGuard, TargetProblem
 
 SCHEMA = ROOT / "src" / "petstore_contract" / "reporting" / "summary.schema.json"

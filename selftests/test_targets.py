@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from devtools import run_suite
+from devtools.launcher import ROOT
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.run import Run, RunSettings
 from petstore_contract.run.target import Target, TargetConfigError, load_named_targets, resolve
-from petstore_contract.selfcheck import run_suite
-from petstore_contract.selfcheck.launcher import ROOT
 
 STAGING_KEY = "staging-key-0b6f2d71"
 PRODUCTION_KEY = "production-key-91ac4e03"

@@ -1,8 +1,8 @@
 """No clause conforms unexamined: the suite mutated so that its checks judge nothing.
 
-With ``PETSTORE_SELFTEST_UNJUDGED`` naming clauses (or ``all``), every ``with judge(clause)`` block of
-those clauses and every count of their judgements becomes a no-op, as if the check had returned
-early.  Each such clause must then end *undecided (not exercised)*, never *conforms*, and the run
+With the self-test plugin ``selftests/plugins/unjudged.py`` naming clauses (or ``all``), every ``with
+judge(clause)`` block of those clauses and every count of their judgements becomes a no-op, as if the
+check had returned early.  Each such clause must then end *undecided (not exercised)*, never *conforms*, and the run
 must not be conformant; the clauses left alone keep conforming.
 """
 
@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import pytest
 
+from devtools import SuiteRun, run_suite
+from devtools.launcher import INLINE, with_plugins
 from petstore_contract.interface.clauses import CATCH_ALL, registry
-from petstore_contract.judging.expect import UNJUDGED_ENV
-from petstore_contract.selfcheck import run_suite
 
-QUICK = ("--contract-profile", "quick")
+# Inline: the plugin is loaded into the run's process (a child process of the run would not load it).
+QUICK = ("--contract-profile", "quick", *INLINE)
+
+
+def unjudged(clauses: str) -> SuiteRun:
+    """The suite run with the named clauses' judgements made no-ops by the self-test plugin."""
+    return run_suite(None, None, *QUICK, "-p", "unjudged", "--unjudged", clauses, env=with_plugins(), timeout=300)
 
 
 def test_with_every_judgement_a_no_op_no_clause_conforms() -> None:
-    run = run_suite(None, None, *QUICK, env={UNJUDGED_ENV: "all"}, timeout=300)
+    run = unjudged("all")
     assert run.verdict == "inconclusive", run.output[-2000:]
     assert run.clauses("conforms") == set()
     expected = {cid for cid in registry() if cid != CATCH_ALL}
@@ -29,7 +35,7 @@ def test_with_every_judgement_a_no_op_no_clause_conforms() -> None:
 
 @pytest.mark.parametrize("clause", ["read.deprecation", "auth.challenge.quiet"])
 def test_one_check_made_a_no_op_leaves_its_clause_undecided(clause: str) -> None:
-    run = run_suite(None, None, *QUICK, env={UNJUDGED_ENV: clause}, timeout=300)
+    run = unjudged(clause)
     assert run.clauses("undecided") == {clause}, (run.clauses("undecided"), run.output[-2000:])
     assert run.verdict == "inconclusive" if registry()[clause].level == "MUST" else run.verdict == "conformant"
     row = next(c for c in run.summary["clauses"] if c["id"] == clause)
@@ -44,7 +50,7 @@ EVERY_CLAUSE = sorted(cid for cid in registry() if cid != CATCH_ALL)
 @pytest.mark.parametrize("group", range(GROUPS), ids=[f"group-{n + 1}" for n in range(GROUPS)])
 def test_every_check_made_a_no_op_leaves_its_clause_undecided(group: int) -> None:
     chosen = set(EVERY_CLAUSE[group::GROUPS])
-    run = run_suite(None, None, *QUICK, env={UNJUDGED_ENV: ",".join(sorted(chosen))}, timeout=300)
+    run = unjudged(",".join(sorted(chosen)))
     assert run.clauses("undecided") == chosen, (sorted(run.clauses("undecided") ^ chosen), run.output[-2000:])
     assert not run.clauses("conforms") & chosen
     assert run.clauses("conforms") == set(EVERY_CLAUSE) - chosen, run.output[-2000:]

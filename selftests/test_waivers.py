@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools import SuiteRun, run_suite
 from gatekit import CREDENTIALS, KEY, page_width, served
-from petstore_contract.selfcheck import SuiteRun, run_suite
 
 CLAUSE = "auth.challenge"
 FUTURE, PAST = "2999-12-31", "2001-01-01"

@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import site
 import subprocess
 import sys
 import venv
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,14 +27,18 @@ KEY = "wheel-test-key-0123456789"
 
 
 @pytest.fixture(scope="module")
-def wheel_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     build = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(build), str(ROOT)],
         check=True,
         timeout=300,
     )
-    wheel = next(build.glob("petstore_contract-*.whl"))
+    return next(build.glob("petstore_contract-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def wheel_env(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     env_dir = tmp_path_factory.mktemp("venv") / "env"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
@@ -144,3 +150,21 @@ def test_installed_wheel_certifies_and_verifies_from_an_empty_directory(wheel_en
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     verified = cli("verify", str(out))
     assert verified.returncode == 0 and verified.stdout.startswith("verified: conformant"), verified.stdout
+
+
+COSMIC_RAY_IMPORT = re.compile(r"^\s*(import|from)\s+cosmic_ray\b", re.MULTILINE)
+
+
+def test_wheel_holds_no_mutation_testing(wheel: Path) -> None:
+    """Mutation testing is a development tool of the checkout (devtools/), never installed: no module of
+    it, no cosmic-ray import, no classification file; cosmic-ray is a requirement of the dev extra only."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        tools = [n for n in names if re.search(r"(^|/)(selfcheck|devtools|mutation)(/|$)|mutants\.toml$", n)]
+        assert tools == [], tools
+        importing = [n for n in names if n.endswith(".py") and COSMIC_RAY_IMPORT.search(archive.read(n).decode())]
+        assert importing == [], importing
+        metadata = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
+    requirements = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: cosmic-ray")]
+    assert requirements and all("extra == 'dev'" in line or 'extra == "dev"' in line for line in requirements)
+    assert any(n.startswith("petstore_contract/reference/") for n in names)  # the listing is the package's

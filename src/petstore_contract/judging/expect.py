@@ -11,10 +11,8 @@ names the clause, so one exchange can be judged on several clauses, each on its 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -40,20 +38,12 @@ from petstore_contract.judging import headers
 from petstore_contract.transport import TargetProblem
 
 SHOWN = 200  # characters of a value quoted in an observation
-# The suite-mutation self-test names clauses (or "all") whose judgements become no-ops: each must
-# then end undecided, never conforming (selftests/test_unexamined.py).
-UNJUDGED_ENV = "PETSTORE_SELFTEST_UNJUDGED"
 
 
 def throttled(exchange: Exchange | None) -> bool:
     """A 429 that outlasted the waits its Retry-After asked for: the target would not answer, which
     decides nothing (RFC 6585: the request was not processed) — never a violation by itself."""
     return exchange is not None and exchange.status == 429
-
-
-def unjudged(clause: str) -> bool:
-    chosen = os.environ.get(UNJUDGED_ENV, "")
-    return bool(chosen) and (chosen == "all" or clause in chosen.split(","))
 
 
 class Answer(Protocol):
@@ -237,12 +227,7 @@ class Judge:
         it undecided, else it conforms.
 
         A block that ends without Undecided examined the target for its clause once; a clause no block
-        examined cannot conform (``verdict.clause_results``).  Under ``UNJUDGED_ENV`` (the suite-mutation
-        self-test) the named clauses' blocks judge nothing: whatever they raise is dropped."""
-        if unjudged(clause):
-            with contextlib.suppress(Exception):
-                yield
-            return
+        examined cannot conform (``verdict.clause_results``)."""
         try:
             yield
         except Mismatch as exc:
@@ -263,7 +248,7 @@ class Judge:
 
     def count(self, clause: str, exchanges: int = 1) -> None:
         """``exchanges`` more judgements of ``clause`` (a check that judges outside a ``with judge`` block)."""
-        if exchanges > 0 and not unjudged(clause):
+        if exchanges > 0:
             self.examined[clause] = self.examined.get(clause, 0) + exchanges
 
     def violated(self, finding: Finding) -> None:
@@ -289,9 +274,14 @@ class Judge:
 
 
 JUDGE_KEY = pytest.StashKey[Judge]()
+# A seam for another plugin (the self-tests' ``selftests/plugins/unjudged.py``): what makes each test's
+# Judge, put in ``config.stash`` at configure time; a subclass may judge differently.  Unset: ``Judge``.
+JUDGE_FACTORY = pytest.StashKey[Callable[[], Judge]]()
 
 
 def judge_of(item: pytest.Item) -> Judge:
     """The test's judge (made on first use): its clause outcomes, findings and judgements made."""
-    judge: Judge = item.stash.setdefault(JUDGE_KEY, Judge())
+    judge = item.stash.get(JUDGE_KEY, None)
+    if judge is None:
+        judge = item.stash[JUDGE_KEY] = item.config.stash.get(JUDGE_FACTORY, Judge)()
     return judge

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from devtools.launcher import INLINE, SuiteRun, run_suite
 from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS, BackgroundServer, build_app
 from petstore_contract.reference.variants import Variant
-from petstore_contract.selfcheck.launcher import SuiteRun, run_suite
 
 # The crowded Staging: more than a page of every status (400 animals, 133 or more of each),
 # listed oldest first so that the animals the suite creates never show on a page, and another
@@ -93,7 +93,7 @@ def _closed_port() -> Iterator[str]:
 
 
 def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> SuiteRun:
-    key = "selfcheck-" + secrets.token_urlsafe(12)
+    key = "killmatrix-" + secrets.token_urlsafe(12)
     hostile = ("--contract-request-timeout", "1", "--contract-circuit-breaker", "3")
     if scenario.name == "closed-port":
         with _closed_port() as url:
@@ -109,7 +109,7 @@ def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> Sui
 
 # Runs side by side already use every core: a child process per run would only add start-ups
 # (measured: 12 scenarios, 3 at a time on 2 cores, 34 s with a child each, 25 s without).
-SIDE_BY_SIDE = ("--contract-child-processes", "none")
+SIDE_BY_SIDE = INLINE
 
 
 def run_catalog(chosen: Iterable[Scenario] | None = None, parallel: int = 3) -> dict[Scenario, SuiteRun]:

@@ -16,7 +16,7 @@ compiler located inside it, so a mutation judged unreached was never evaluated. 
 only *spans* a unit, such as the jump of a whole ``a and b``, does not count for ``b``.)  An annotation
 is never evaluated at all under ``from __future__ import annotations``: it is never reached.
 
-``python -m petstore_contract.selfcheck.reach FD OUT FILE...`` is the server process: the reference on
+``python -m devtools.mutation.reach FD OUT FILE...`` is the server process: the reference on
 the inherited listening socket FD with its key in ``PETSTORE_API_KEY``, the FILEs traced from their
 import on; when its stdin closes it stops and writes the executed spans to OUT (JSON).
 """
@@ -43,6 +43,7 @@ from typing import Any
 Span = tuple[int, int, int, int]
 KEY_ENV = "PETSTORE_API_KEY"
 TRACED_PACKAGE = "petstore_contract.reference"
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 # -- the server process ------------------------------------------------------------------------
@@ -240,16 +241,17 @@ def measure(src: Path, files: list[str], suite_args: tuple[str, ...], timeout: f
     ``files`` are paths relative to ``src``.  The suite's verdict must be conformant: a reference the
     suite rejects cannot be mutation-tested.
     """
+    from devtools.launcher import run_suite
     from petstore_contract.reference.sockets import bind_loopback
-    from petstore_contract.selfcheck.launcher import run_suite
 
     key = secrets.token_urlsafe(24)
     sock = bind_loopback()
     port = sock.getsockname()[1]
     with tempfile.TemporaryDirectory(prefix="petstore-reach-") as tmp:
         out = Path(tmp) / "reach.json"
-        path = os.pathsep.join(filter(None, (str(src), os.environ.get("PYTHONPATH"))))
-        command = [sys.executable, "-m", "petstore_contract.selfcheck.reach", str(sock.fileno()), str(out)]
+        # The served reference from ``src``; this module from the checkout's root (devtools is not installed).
+        path = os.pathsep.join(filter(None, (str(src), str(CHECKOUT), os.environ.get("PYTHONPATH"))))
+        command = [sys.executable, "-m", "devtools.mutation.reach", str(sock.fileno()), str(out)]
         process = subprocess.Popen(
             [*command, *(str(src / f) for f in files)],
             stdin=subprocess.PIPE,

@@ -1,6 +1,6 @@
 """Mutation testing of the reference server: does the contract suite notice each small fault planted in it?
 
-    python -m petstore_contract.selfcheck.mutate [--sample N] [--seed S] [--jobs N|auto] [--timeout S]
+    python -m devtools.mutation [--sample N] [--seed S] [--jobs N|auto] [--timeout S]
 
 cosmic-ray plants one fault at a time in ``reference/app.py`` and ``reference/rules.py`` (the modules of
 ``reference/`` with store logic and the document's rules: ``variants.py`` is data whose entries all run at
@@ -47,7 +47,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = "src"
 MODULES = ("petstore_contract/reference/app.py", "petstore_contract/reference/rules.py")  # under src/
 DEFAULT_SEED = 20301205
@@ -93,7 +93,7 @@ def _int(text: str) -> int:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = OneLineParser(prog="python -m petstore_contract.selfcheck.mutate", description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog="python -m devtools.mutation", description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=_positive_int, metavar="N", help="run N mutants drawn with --seed")
     parser.add_argument("--seed", type=_int, default=DEFAULT_SEED, help=f"the sample's seed (default {DEFAULT_SEED})")
     parser.add_argument(
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, started: float) -> int:
-    from petstore_contract.selfcheck import classification
+    from devtools.mutation import classification
 
     root = ROOT
     relatives = [f"{SOURCE}/{m}" for m in MODULES]
@@ -219,7 +219,7 @@ def session_lock(db_path: Path) -> Iterator[None]:
 def run_session(
     args: argparse.Namespace, root: Path, db_path: Path, pristine: dict[str, bytes], known: Any, started: float
 ) -> int:
-    from petstore_contract.selfcheck import session
+    from devtools.mutation import session
 
     meta_path = db_path.with_suffix(".json")
     meta = {"modules": {r: hashlib.sha256(d).hexdigest() for r, d in pristine.items()}, "sample": args.sample}
@@ -246,7 +246,7 @@ def run_session(
 
 def prepare(args: argparse.Namespace, root: Path, db_path: Path, relatives: list[str]) -> None:
     """A new session: every mutant, the noise and the unreached left out, the sample drawn."""
-    from petstore_contract.selfcheck import mutant_runs, reach, session
+    from devtools.mutation import mutant_runs, reach, session
 
     generated = session.create(db_path, [root / r for r in relatives])
     with session.open_db(db_path) as db:
@@ -271,7 +271,7 @@ def prepare(args: argparse.Namespace, root: Path, db_path: Path, relatives: list
 
 def execute(args: argparse.Namespace, root: Path, db_path: Path, pristine: dict[str, bytes]) -> None:
     """Run every pending mutant, ``--jobs`` at a time, each worker in its own copy of the tree."""
-    from petstore_contract.selfcheck import mutant_runs, session
+    from devtools.mutation import mutant_runs, session
 
     with session.open_db(db_path) as db:
         todo = session.pending(db, root)
@@ -327,7 +327,7 @@ def execute(args: argparse.Namespace, root: Path, db_path: Path, pristine: dict[
 def report(
     mutants: list[Any], known: dict[Any, Any], root: Path, args: argparse.Namespace, seconds: float, full: bool
 ) -> int:
-    from petstore_contract.selfcheck import classification, mutant_runs, session
+    from devtools.mutation import classification, mutant_runs, session
 
     tally = Tally(generated=len(mutants))
     for mutant in mutants:
@@ -389,7 +389,3 @@ def report(
     if run_count == 0 and tally.generated and not tally.skipped.get("not run yet (interrupted: --resume runs it)"):
         print("note: no mutant ran")
     return 1 if unclassified or tally.errors else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

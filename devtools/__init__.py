@@ -1,0 +1,14 @@
+"""The repository's development tools, not part of the installed package (the wheel leaves them out).
+
+- ``launcher``: the one way the self-tests and the benchmark run the contract suite as a user would;
+- ``killmatrix``: the suite against every fault, compliant variant and unjudgeable target;
+- ``mutation``: mutation testing of the reference server (``python -m devtools.mutation``, needs the
+  dev extra's cosmic-ray and a git checkout).
+
+Importable from the checkout: pytest's ``pythonpath`` (pyproject.toml) puts the checkout's root on the
+path for the self-tests, and ``python -m devtools...`` run from the checkout finds it as well.
+"""
+
+from devtools.launcher import SuiteRun, run_suite
+
+__all__ = ["SuiteRun", "run_suite"]

@@ -1,0 +1,1 @@
+"""Mutation testing of the reference server (``python -m devtools.mutation``): see ``mutate``."""
