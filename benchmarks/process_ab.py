@@ -34,36 +34,43 @@ ARMS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def serve(python: str, latency_ms: int, key: str) -> tuple[subprocess.Popen[str], str]:
+def serve(python: str, latency_ms: int, key: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A fresh reference server process; its output goes to ``log`` (a pipe nobody reads would fill up
+    with its access log and stall it)."""
     command = [python, "-m", "petstore_contract.reference", "--port", "0", "--latency-ms", str(latency_ms)]
     env = {**os.environ, "PETSTORE_API_KEY": key}
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    assert server.stdout is not None
-    for line in server.stdout:
-        if line.startswith("base URL: "):
-            return server, line.removeprefix("base URL: ").strip()
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("base URL: "):
+                return server, line.removeprefix("base URL: ").strip()
+        time.sleep(0.1)
+    server.kill()
     raise RuntimeError("the reference server did not start")
 
 
 def one_run(checkout: Path, extra: tuple[str, ...], latency_ms: int) -> dict[str, Any]:
     key = "ab-" + secrets.token_urlsafe(18)
     python = str(checkout / ".venv" / "bin" / "python")
-    server, url = serve(python, latency_ms, key)
-    try:
-        with tempfile.TemporaryDirectory(prefix="process-ab-") as reports:
+    with tempfile.TemporaryDirectory(prefix="process-ab-") as reports:
+        server, url = serve(python, latency_ms, key, Path(reports) / "server.log")
+        try:
             env = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_") and k != "PYTEST_ADDOPTS"}
             env["PETSTORE_API_KEY"] = key
             command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--base-url", url]
-            command += ["--contract-report-dir", reports, *extra]
+            # "=": a separate existing path would count as a test path and move the rootdir.
+            command += [f"--contract-report-dir={reports}", *extra]
             load = os.getloadavg()[0]
             started = time.monotonic()
             done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
             seconds = time.monotonic() - started
             summary_path = Path(reports) / "summary.json"
             summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else {}
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
     return {
         "seconds": round(seconds, 2),
         "exit": done.returncode,
