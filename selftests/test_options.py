@@ -6,6 +6,9 @@ parses to the same setting as its new name, and a run given one says so in exact
 stderr (once per run: not again in xdist workers), from the command line, ``addopts`` or
 ``PYTEST_ADDOPTS``; the run's verdict and exit code are those of the same run under the new names.
 A bad value is still a one-line usage error, which names the new option.
+
+A retired option (``--contract-child-processes``, issue 32: the run starts no child processes) still
+parses, with the values it took, and changes nothing: a run given it says so in one line on stderr.
 """
 
 from __future__ import annotations
@@ -22,7 +25,15 @@ import pytest
 
 from devtools import run_suite
 from petstore_contract.interface.spec import suite_dir
-from petstore_contract.plugin.options import FLAG, OPTIONS, PREFIX, RENAMED, deprecated_names, deprecation_line
+from petstore_contract.plugin.options import (
+    FLAG,
+    OPTIONS,
+    PREFIX,
+    RENAMED,
+    RETIRED,
+    deprecated_names,
+    deprecation_line,
+)
 
 # The options' names before issue 26, as the README and the CI recipes knew them.
 OLD_NAMES = {
@@ -157,7 +168,7 @@ def test_old_names_found_on_a_command_line() -> None:
 
 
 def test_each_old_name_parses_as_its_new_name_with_one_notice(tmp_path: Path) -> None:
-    dests = [dest for dest in FLAG if FLAG[dest] in RENAMED.values()]
+    dests = [dest for dest in FLAG if FLAG[dest] in RENAMED.values() and FLAG[dest] not in RETIRED]
     old = [word for dest in dests for word in command_line(dest, old_of(dest))]
     new = [word for dest in dests for word in command_line(dest, FLAG[dest])]
     by_new, seen_new = probe(tmp_path, *new)
@@ -213,6 +224,38 @@ def test_a_run_with_old_names_reaches_the_same_verdict_and_exit_code() -> None:
     assert "is deprecated" not in by_new.output
 
 
+# -- a retired option: parsed, named once, nothing changed ---------------------------------------------
+
+
+def test_the_retired_option_parses_and_is_named_once(tmp_path: Path) -> None:
+    done, seen = probe(tmp_path, "--contract-child-processes", "none", "--contract-child-processes=auto")
+    assert seen["petstore_child_processes"] == "auto"
+    assert done.stderr.splitlines().count(deprecation_line("--contract-child-processes")) == 1, done.stderr
+    assert done.stderr.count("is deprecated") == 1
+    old, _ = probe(tmp_path, "--child-processes", "none")
+    assert old.stderr.count("is deprecated") == 1 and "changes nothing" in old.stderr, old.stderr
+    workers, _ = probe(tmp_path, "-n", "2", "--contract-child-processes", "none")
+    assert workers.stderr.count("is deprecated") == 1, workers.stderr
+
+
+def test_the_retired_notice_line() -> None:
+    assert deprecation_line("--contract-child-processes") == (
+        "petstore-contract: --contract-child-processes is deprecated and changes nothing "
+        "(the run starts no child processes of its own); it goes in the next release"
+    )
+    assert deprecation_line("--child-processes") == deprecation_line("--contract-child-processes").replace(
+        "--contract-child-processes", "--child-processes"
+    )
+
+
+def test_a_run_given_the_retired_option_is_the_same_run() -> None:
+    plain = run_suite(None, None, "--contract-profile", "quick", timeout=600)
+    given = run_suite(None, None, "--contract-profile", "quick", "--contract-child-processes", "none", timeout=600)
+    assert plain.verdict == given.verdict == "conformant", given.output[-3000:]
+    assert (plain.exit_code, plain.count("requests")) == (given.exit_code, given.count("requests"))
+    assert given.output.count("is deprecated and changes nothing") == 1
+
+
 # -- bad values: one line naming the new option, with an old name too ----------------------------------
 
 
@@ -246,6 +289,6 @@ def test_bad_values_are_one_line_naming_the_new_option(args: list[str], message:
     )
     assert done.returncode == 4, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
-    expected = [deprecation_line(args[0])] if args[0] in RENAMED else []
+    expected = [deprecation_line(args[0])] if args[0] in RENAMED or args[0] in RETIRED else []
     assert lines == [*expected, f"ERROR: {message}"], done.stderr
     assert "Traceback" not in done.stdout + done.stderr

@@ -1,8 +1,9 @@
-"""Work that overlaps the rest of a run: batches sent while Hypothesis draws, the Hypothesis-driven
-modules in child processes (``sidecar``), and set-up started while the suite is being collected.
+"""Work that overlaps the rest of a run: batches sent while Hypothesis draws, the stateful walks
+drawn in the main thread and sent as chains on the run's pool (``walks``), and set-up started while
+the suite is being collected; and no process of the run's own making.
 
 Each keeps the verdict of the serial run (``test_parallel`` compares whole runs); these tests pin
-the mechanisms: what overlaps, what a child process reports, and what never starts early.
+the mechanisms: what overlaps, what a walk reports, and what never starts early.
 """
 
 from __future__ import annotations
@@ -12,21 +13,25 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from schemathesis import GenerationMode
 
-from devtools import run_suite
-from petstore_contract.core.records import Exchange, Finding, Mismatch, Note, Undecided, Violation
+from devtools import SuiteRun, run_suite
+from petstore_contract.core.records import Exchange, Finding, Violation
 from petstore_contract.judging import generated
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
-from petstore_contract.run import Run, RunSettings
-from petstore_contract.run.sidecar import Sidecar, children_for, decode, encode, usable_cores
-from petstore_contract.transport import Batch, TargetProblem
+from petstore_contract.run import Run, RunSettings, walks
+from petstore_contract.run.setup import Seeded
+from petstore_contract.transport import Batch
 
 KEY = "overlap-selftest-key-81c3f2"
+PLUGINS = Path(__file__).resolve().parent / "plugins"
 QUICK = ("--contract-profile", "quick")
 EXCHANGE = Exchange("POST", "http://127.0.0.1:1/v1/pets", status=201, response_body='{"id": 1}')
 FINDING = Finding("stateful.round-trip", "name 'é'", "name '?'", EXCHANGE, source="generated")
@@ -125,122 +130,139 @@ def test_a_request_without_the_key_is_not_the_same_as_one_with_it() -> None:
         run.close()
 
 
-# -- what a job in a child process raised, as data ------------------------------------------------------
-
-OUTCOMES = [
-    pytest.param(None, None, id="passed"),
-    pytest.param(Violation(FINDING), lambda e: e.findings == (FINDING,), id="violation"),
-    pytest.param(
-        ExceptionGroup("hypothesis", [Violation(FINDING)]), lambda e: e.findings == (FINDING,), id="grouped-violation"
-    ),
-    pytest.param(
-        Undecided(Note(("stateful.round-trip",), "budget", "run budget spent")),
-        lambda e: e.note == Note(("stateful.round-trip",), "budget", "run budget spent"),
-        id="undecided",
-    ),
-    pytest.param(
-        TargetProblem("GET http://127.0.0.1:1/v1/pets: timed out", kind="target", exchange=EXCHANGE),
-        lambda e: (e.message, e.kind, e.exchange) == ("GET http://127.0.0.1:1/v1/pets: timed out", "target", EXCHANGE),
-        id="target-problem",
-    ),
-    pytest.param(pytest.skip.Exception("not selected"), lambda e: str(e) == "not selected", id="skipped"),
-    pytest.param(
-        Mismatch("a Pet", "a string", EXCHANGE),
-        lambda e: (e.expected, e.observed, e.exchange) == ("a Pet", "a string", EXCHANGE),
-        id="mismatch",
-    ),
-    pytest.param(
-        ValueError("petId\nsecond line"),
-        lambda e: isinstance(e, RuntimeError) and str(e) == "ValueError: petId",
-        id="suite-error",
-    ),
-]
+# -- the stateful walks: drawn here, sent as chains on the run's pool -------------------------------------
 
 
-@pytest.mark.parametrize(("raised", "same"), OUTCOMES)
-def test_outcome_survives_the_trip_as_json(raised: BaseException | None, same) -> None:
-    back = decode(json.loads(json.dumps(encode(raised))))
-    if raised is None:
-        assert back is None
-        return
-    kind = RuntimeError if isinstance(raised, ValueError) else type(getattr(raised, "exceptions", [raised])[0])
-    assert isinstance(back, kind) and same(back), (raised, back)
+def _local_run(base_url: str = "http://127.0.0.1:9/v1", concurrency: int = 16) -> Run:
+    settings = RunSettings("local", base_url, "PETSTORE_API_KEY", read_only=False, concurrency=concurrency)
+    return Run(settings, KEY)
 
 
-# -- the child process ---------------------------------------------------------------------------------
-
-MODULE = Path(__file__).resolve().parents[1] / "tests" / "test_stateful.py"
-
-
-def _settings(tmp_path: Path, **changed: object) -> dict[str, object]:
-    settings: dict[str, object] = {"target_name": "t", "base_url": "http://127.0.0.1:9/v1", "key_env": "NO_KEY"}
-    return {**settings, "read_only": False, "shared_dir": str(tmp_path), **changed}
+def _shape(sequences: list[walks.Sequence]) -> list[list[tuple[str, object]]]:
+    return [[(step.kind, step.case.body if step.case is not None else step.of) for step in s] for s in sequences]
 
 
-def test_a_child_that_dies_is_one_line_not_a_hang(tmp_path: Path) -> None:
-    sidecar = Sidecar(MODULE, _settings(tmp_path, no_such_setting=1), redact=str)  # the child refuses it
+def test_the_seed_draws_the_same_sequences() -> None:
+    run = _local_run()
     try:
-        with pytest.raises(RuntimeError) as caught:
-            sidecar.raise_outcome("test_create_read_list_sequences")
+        first, again = (walks.draw_sequences(run, 41, 3, 4) for _ in range(2))
+        other = walks.draw_sequences(run, 42, 3, 4)
     finally:
-        sidecar.stop()
-    message = str(caught.value)
-    expected = "the child process running test_stateful.py exited with code 4 before it finished: ERROR: unusable run"
-    assert message.startswith(expected), message
-    assert "\n" not in message and "no_such_setting" in message
+        run.close()
+    assert _shape(first) == _shape(again) and _shape(first) != _shape(other)
+    for sequence in first:
+        assert len(sequence) == 4 and sequence[0].kind == walks.CREATE
+        creates = [n for n, step in enumerate(sequence) if step.kind == walks.CREATE]
+        # A read or a list follows a create drawn before it in the same sequence.
+        assert all(step.of < sum(c < n for c in creates) for n, step in enumerate(sequence) if step.case is None)
 
 
-def test_a_child_exits_when_its_parent_goes(tmp_path: Path) -> None:
-    sidecar = Sidecar(MODULE, _settings(tmp_path), redact=str)
-    time.sleep(0.5)
-    assert sidecar.process.poll() is None  # collecting, then waiting to hear what was selected
-    assert sidecar.process.stdin is not None
-    sidecar.process.stdin.close()  # what the parent's death does to the pipe
-    assert sidecar.process.wait(timeout=60) == 3
+def _sent_walk(answered: Callable[[Any, Any], None], concurrency: int = 16) -> tuple[list[object], int]:
+    """Two sequences of a create and the read of what it created, against a fresh reference: what each
+    chain ended with, and the requests the server saw."""
+    app = build_app(KEY)
+    with BackgroundServer(app) as server:
+        run = _local_run(server.base_url, concurrency)
+        try:
+            run.start("prepare", lambda: SimpleNamespace(seeded=Seeded()))  # set-up of an empty store
+            post = run.cases.schema(GenerationMode.POSITIVE)["/pets"]["POST"]
+            body = {"name": "walk", "categoryId": 1}
+            create = walks.Step(walks.CREATE, post.Case(body=body, media_type="application/json"))
+            read = walks.Step(walks.READ, of=0)
+            outcomes: list[object] = list(walks.Chains(run, [[create, read], [create, read]], answered).outcomes())
+        finally:
+            run.close()
+    return outcomes, app.state.store.request_count
 
 
-# A child process per walk, near the target or far from it (the layout no longer depends on one
-# request's time); --contract-concurrency 1 and --contract-child-processes none run them inline.
+def _sent(sent: list[str]) -> Callable[[Any, Any], None]:
+    return lambda case, response: sent.append(f"{case.method} {case.formatted_path} {response.status_code}")
+
+
+def test_a_walk_error_reaches_the_test_as_it_was_raised() -> None:
+    """Not flattened into a RuntimeError with its first line (the child processes' protocol did that)."""
+
+    def answered(case: Any, response: Any) -> None:
+        assert response.status_code == 999, "a bare assert of a check"
+
+    with pytest.raises(AssertionError, match="a bare assert of a check") as caught:
+        _sent_walk(answered)
+    assert type(caught.value) is AssertionError
+
+
+def test_a_violation_stops_its_chain_only() -> None:
+    def answered(case: Any, response: Any) -> None:
+        if response.status_code == 201:
+            raise Violation(FINDING)
+
+    outcomes, requests = _sent_walk(answered)
+    assert [type(o) for o in outcomes] == [Violation, Violation]
+    assert requests == 2  # neither chain read after its violation
+
+
+def test_each_chain_sends_one_step_at_a_time_and_the_links_follow_the_answers() -> None:
+    sent: list[str] = []
+    outcomes, requests = _sent_walk(_sent(sent), concurrency=1)
+    assert outcomes == [None, None] and requests == 4
+    assert sent == ["POST /pets 201", "GET /pets/1 200", "POST /pets 201", "GET /pets/2 200"]
+
+
+# Started ahead on the run's pool (the controller of a concurrent run), inline at --contract-concurrency 1;
+# the retired --contract-child-processes changes nothing.
 PLACES = {
-    "far-two-children": (0.04, ("--contract-concurrency", "16"), "test_stateful.py in 2 child processes"),
-    "near-two-children": (0.0, ("--contract-concurrency", "16"), "test_stateful.py in 2 child processes"),
-    "serial-inline": (0.04, ("--contract-concurrency", "1"), "none"),
-    "opted-out-inline": (0.04, ("--contract-child-processes", "none"), "none"),
+    "started-ahead": (0.04, ("--contract-concurrency", "16")),
+    "near-started-ahead": (0.0, ("--contract-concurrency", "16")),
+    "serial-inline": (0.04, ("--contract-concurrency", "1")),
+    "retired-option": (0.04, ("--contract-child-processes", "none")),
 }
-
-CHILDREN = [
-    pytest.param(2, 2, 2, id="a-child-per-walk"),
-    pytest.param(2, 8, 2, id="many-cores-still-one-per-walk"),
-    pytest.param(2, 1, 0, id="one-core-inline"),
-]
-
-
-@pytest.mark.parametrize(("wanted", "cores", "expected"), CHILDREN)
-def test_children_for_cores(wanted: int, cores: int, expected: int) -> None:
-    assert children_for(wanted, cores) == expected
-
-
-def test_usable_cores_counts_this_process_affinity() -> None:
-    assert 1 <= usable_cores() <= (os.cpu_count() or 1)
 
 
 @pytest.mark.parametrize("place", PLACES)
-def test_stateful_finding_is_the_same_from_the_child(place: str) -> None:
-    """A fault that only the sequences see: the same clause and evidence, run in a child or inline."""
-    latency, options, children = PLACES[place]
+def test_stateful_finding_is_the_same_wherever_the_walk_runs(place: str) -> None:
+    """A fault that only the sequences see: the same clause and evidence, sent ahead or inline."""
+    latency, options = PLACES[place]
     variant = dataclasses.replace(REFERENCE, latency_seconds=latency)
     with BackgroundServer(build_app(KEY, variant, fault="create_ascii_names")) as server:
         run = run_suite(server.base_url, KEY, "-k", "stateful", *QUICK, *options, timeout=300)
     assert run.exit_code == 1, run.output[-3000:]
-    assert run.summary["child_processes"] == children
+    assert "child_processes" not in run.summary
     assert run.violated() == {"stateful.round-trip"}
-    # Each walk (in a child of its own, or inline) finds it.
-    walks = {f"tests/test_stateful.py::test_create_read_list_sequences[walk-{n}]" for n in (1, 2)}
-    assert {f["test"] for f in run.findings()} == walks
+    # Each walk finds it.
+    walk_tests = {f"tests/test_stateful.py::test_create_read_list_sequences[walk-{n}]" for n in (1, 2)}
+    assert {f["test"] for f in run.findings()} == walk_tests
     finding = run.findings()[0]
     assert finding["exchange"]["method"] in ("POST", "GET") and "?" in finding["observed"]
     assert KEY not in run.output and KEY not in json.dumps(run.summary)
-    assert run.count("requests") > 0 and run.count("writes") > 0  # the child's requests are counted
+    assert run.count("requests") > 0 and run.count("writes") > 0
+
+
+# -- no process of the run's own making -------------------------------------------------------------------
+
+
+def _started_processes(tmp_path: Path, base_url: str | None, key: str | None) -> tuple[SuiteRun, list[str]]:
+    """The processes the suite's own code started during a run (another plugin's are left out: pytest-metadata
+    runs ``uname -p``)."""
+    out = tmp_path / "started.txt"
+    path = os.pathsep.join(p for p in (str(PLUGINS), os.environ.get("PYTHONPATH", "")) if p)
+    env = {"PYTHONPATH": path, "STARTED_PROCESSES_OUT": str(out)}
+    run = run_suite(base_url, key, "-p", "started_processes", *QUICK, env=env, timeout=300)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    return run, [line for line in lines if not line.endswith(" -")]
+
+
+def test_a_run_against_a_target_starts_no_process(tmp_path: Path) -> None:
+    """The whole suite against an external (loopback) target: no subprocess, fork, spawn or exec."""
+    with BackgroundServer(build_app(KEY)) as server:
+        run, started = _started_processes(tmp_path, server.base_url, KEY)
+    assert run.verdict == "conformant", run.output[-3000:]
+    assert started == [], started
+
+
+def test_the_embedded_reference_is_the_only_process_a_run_starts(tmp_path: Path) -> None:
+    """The same hook sees the one process an embedded run starts: its target (reference/child.py)."""
+    run, started = _started_processes(tmp_path, None, None)
+    assert run.verdict == "conformant", run.output[-3000:]
+    assert started == ["subprocess.Popen petstore_contract.reference.child"]
 
 
 # -- nothing starts early where nothing may run --------------------------------------------------------
@@ -254,7 +276,7 @@ def test_stateful_finding_is_the_same_from_the_child(place: str) -> None:
 def test_no_write_when_no_test_runs(selection: tuple[str, ...]) -> None:
     with BackgroundServer(build_app(KEY)) as server:
         run_suite(server.base_url, KEY, *selection, *QUICK, timeout=300)
-        time.sleep(0.3)  # a child process that had started would write now
+        time.sleep(0.3)  # a walk that had started would write now
         listed = server_pets(server)
     assert listed == [], f"{selection}: the run wrote {len(listed)} animals"
 

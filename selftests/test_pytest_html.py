@@ -20,7 +20,7 @@ from devtools.launcher import ROOT, suite_command
 from petstore_contract.interface.clauses import registry
 from petstore_contract.reference import BackgroundServer, build_app
 
-ARGS = ("--contract-profile", "quick", "--contract-child-processes", "none")
+ARGS = ("--contract-profile", "quick")
 
 
 def test_pytest_html_report_of_a_failing_run(tmp_path: Path) -> None:

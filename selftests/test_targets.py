@@ -229,7 +229,6 @@ def run_pytest(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Complet
         (["--contract-run-budget", "0"], {}, "--contract-run-budget must be a positive number of seconds"),
         (["--contract-max-body-bytes", "0"], {}, "--contract-max-body-bytes must be at least 1"),
         (["--contract-concurrency", "0"], {}, "--contract-concurrency must be at least 1"),
-        (["--contract-child-processes", "2"], {}, "--contract-child-processes must be one of auto, none, got '2'"),
         (["--contract-profile", "nightly"], {}, "--contract-profile must be one of quick, default, deep"),
         (
             ["--contract-client-key", str(ROOT / "pyproject.toml")],

@@ -1,23 +1,24 @@
-"""Stateful sequences (Schemathesis state machine over the spec's links): create → read → list.
+"""Stateful sequences over the spec's links: create → read back by the id → list by the status shown.
 
-Along every hop each field survives exactly and ids are never reused (§2, §4.1-§4.3).  The
-profile's state-machine runs are split into ``WALKS`` independent walks, each a test with its own
-seed: a walk is a chain of round trips, so far from the target a concurrent run walks them side
-by side in child processes (``petstore_contract.run.sidecar``); elsewhere they run one after the other.
+Along every hop each field survives exactly and ids are never reused (§2, §4.1-§4.3); an animal just
+created is found by the id its create answered.  The profile's sequences are split into ``WALKS``
+independent walks, each a test with its own seed.  A walk's steps are drawn with Hypothesis in the
+main thread and its sequences sent side by side on the run's pool, each a chain of round trips
+(``petstore_contract.run.walks``); the session starts the selected walks as soon as the selection is
+known, so that they overlap the rest of the run, and each test then judges what its walk saw.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, seed, settings
-from schemathesis import GenerationMode
 
-from petstore_contract.core.records import BUDGET, TARGET, Finding, Violation, find_error
+from petstore_contract.core.records import Finding, Violation
 from petstore_contract.judging.expect import Judge
-from petstore_contract.judging.generated import CUSTOM_CHECKS
-from petstore_contract.run import current_run
+from petstore_contract.run import Run, walks
+from petstore_contract.run.ahead import started_ahead
 from petstore_contract.run.setup import Seeded
 from petstore_contract.transport import TargetProblem
 
@@ -32,6 +33,7 @@ WALKS = 2
 # service may refuse (name rules are not shown), so the second is the first with drawn data.
 CROWDED_WALK = (2, 3)  # (sequences, steps)
 CROWDED_TRIES = 5
+NOT_FOUND = ("read.found", "schemathesis:EnsureResourceAvailability")  # (clause, expectation)
 
 
 def _body(response: Any) -> Any:
@@ -53,15 +55,11 @@ class RoundTrip:
     def __init__(self, exchange_of: Any) -> None:
         self.pets: dict[int, dict[str, Any]] = {}
         self.exchange_of = exchange_of
-        self.found: list[Violation] = []  # every violation as it was seen, replayable or not
         self.hops = 0  # answers held against what the sequences created (the clause's judgements)
 
-    def fail(self, response: Any, expected: str, observed: str) -> Violation:
-        return self.keep(Violation(Finding(CLAUSE, expected, observed, self.exchange_of(response), source="generated")))
-
-    def keep(self, violation: Violation) -> Violation:
-        self.found.append(violation)
-        return violation
+    def fail(self, response: Any, expected: str, observed: str, clause: str = CLAUSE, label: str = "") -> Violation:
+        exchange = self.exchange_of(response)
+        return Violation(Finding(clause, expected, observed, exchange, source="generated", expectation=label))
 
     def created(self, case: Any, response: Any) -> None:
         pet = _body(response)
@@ -81,6 +79,11 @@ class RoundTrip:
     def read(self, case: Any, response: Any) -> None:
         pet = _body(response)
         pet_id = case.path_parameters.get("petId")
+        if response.status_code == 404 and pet_id in self.pets:
+            # The animal just created, read by the id its create answered, is not found: Schemathesis'
+            # ensure_resource_availability check, restated (it needs its state machine); its label
+            # keeps the finding's signature.
+            raise self.fail(response, f"GET /pets/{pet_id} to find the animal just created", "404", *NOT_FOUND)
         if response.status_code != 200 or pet_id not in self.pets or not isinstance(pet, dict):
             return
         self.hops += 1
@@ -101,80 +104,89 @@ class RoundTrip:
                     raise self.fail(response, f"id {pet_id} listed with {field}={value!r}", f"{item.get(field)!r}")
 
 
-def run_sequences(walk: int, judge: Judge, crowded: bool = False) -> None:
-    """One walk of the state machine over the spec's links: the run's seed and the walk's number
-    pick its sequences (the same seed walks the same sequences)."""
-    run = current_run()
-    schema = run.cases.schema(GenerationMode.POSITIVE)
-    seen = RoundTrip(run.cases.exchange_of)
-    hooks = {"POST /pets": seen.created, "GET /pets/{petId}": seen.read, "GET /pets": seen.listed}
-    kwargs = run.cases.call_kwargs()
+class Walk:
+    """One walk: its sequences drawn (in the thread that starts it), sent on the run's pool, then judged."""
 
-    class Sequences(schema.as_state_machine()):  # type: ignore[misc]
-        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
-            return kwargs
+    def __init__(self, run: Run, number: int) -> None:
+        self.run = run
+        self.number = number
+        self.seen = RoundTrip(run.cases.exchange_of)
+        self.counts: dict[str, int] = {}  # the generated checks' judgements, by clause
+        self.lock = threading.Lock()  # the walk's chains judge side by side
+        seen = self.seen
+        self.hooks = {"POST /pets": seen.created, "GET /pets/{petId}": seen.read, "GET /pets": seen.listed}
+        profile = run.profile
+        size = (-(-profile.stateful_examples // WALKS), profile.stateful_steps)
+        self.chains = self._send(walks.draw_sequences(run, self._seed(0), *size), trim=self._trim)
 
-        def after_call(self, response: Any, case: Any) -> None:
-            super().after_call(response, case)
-            hook = hooks.get(case.operation.label)
+    def _seed(self, attempt: int) -> int:
+        return self.run.settings.seed * WALKS + self.number + attempt * 1_000_003
+
+    def _send(self, sequences: list[walks.Sequence], trim: Any = None) -> walks.Chains:
+        return walks.Chains(self.run, sequences, self._answered, trim)
+
+    def _answered(self, case: Any, response: Any) -> None:
+        """Each answer held against what the walk created, then Schemathesis' checks and ours on it."""
+        with self.lock:
+            hook = self.hooks.get(case.operation.label)
             if hook is not None:
                 hook(case, response)
+        self.run.cases.judge_response(case, response, self.counts)
 
-        def validate_response(self, response: Any, case: Any, **call: Any) -> None:
-            # The state machine's own validation keeps its record of the scenario (stateful checks).
-            checks = CUSTOM_CHECKS
-            try:
-                run.cases.judge_response(
-                    case, response, lambda: super(Sequences, self).validate_response(response, case, checks, **call)
-                )
-            except Violation as violation:
-                raise seen.keep(violation) from None
+    @staticmethod
+    def _trim(seeded: Seeded, index: int, sequence: walks.Sequence) -> walks.Sequence:
+        """On a crowded store, the first ``CROWDED_WALK`` sequences, shortened (see ``CROWDED_WALK``)."""
+        if not seeded.crowded:
+            return sequence
+        sequences, steps = CROWDED_WALK
+        return sequence[:steps] if index < sequences else []
 
-    profile = run.profile
-    tries = range(CROWDED_TRIES) if crowded else range(1)
-    size = CROWDED_WALK if crowded else (-(-profile.stateful_examples // WALKS), profile.stateful_steps)
-    try:
-        for attempt in tries:
-            _walk(seed(run.settings.seed * WALKS + walk + attempt * 1_000_003)(Sequences), size)
-            if seen.hops:
+    def stop(self) -> None:
+        self.chains.stop()
+
+    def finish(self, judge: Judge, crowded: bool) -> None:
+        """Wait for the walk; count its judgements; raise every distinct finding, or what stopped it."""
+        outcomes = self.chains.outcomes()
+        for attempt in range(1, CROWDED_TRIES if crowded else 1):
+            if self.seen.hops or any(outcomes):
                 break
-    except Exception as error:
-        judge.count(CLAUSE, seen.hops)
-        # Hypothesis replays a failing sequence to report it; against a live store the replay takes
-        # other steps (new ids, a fuller store) and it gives up ("Inconsistent data generation",
-        # "Flaky").  What was seen the first time is the finding.
-        if seen.found and find_error(error, Violation) is None:
-            raise seen.found[0] from None
-        # A budget spent (or a target gone) mid-walk makes Hypothesis' replay of the sequence differ
-        # ("Inconsistent data generation"): the target could not be asked, which is no error of the suite.
-        spent, gone = run.guard.budget_spent(), run.guard.breaker_open()
-        if (spent or gone) and find_error(error, Violation) is None:
-            raise TargetProblem(spent or gone or "", kind=BUDGET if spent else TARGET) from None
-        raise
-    judge.count(CLAUSE, seen.hops)
+            self.chains = self._send(walks.draw_sequences(self.run, self._seed(attempt), *CROWDED_WALK))
+            outcomes += self.chains.outcomes()
+        for clause, exchanges in self.counts.items():
+            judge.count(clause, exchanges)
+        judge.count(CLAUSE, self.seen.hops)
+        findings = [f for o in outcomes if isinstance(o, Violation) for f in o.findings]
+        if findings:
+            raise Violation(*{f.fold_key(): f for f in findings}.values())
+        problem = next((o for o in outcomes if isinstance(o, TargetProblem)), None)
+        if problem is not None:
+            raise problem
 
 
-def _walk(walker: Any, size: tuple[int, int]) -> None:
-    """``size``: the sequences (the profile's runs, dealt out among the walks) and steps of each."""
-    walker.run(
-        settings=settings(
-            max_examples=size[0],
-            stateful_step_count=size[1],
-            database=None,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-            # Shrinking a failing sequence can take minutes; the unshrunk sequence and the
-            # failing step's request are enough to replay, and CI time is bounded.
-            phases=[Phase.explicit, Phase.reuse, Phase.generate],
-        )
-    )
+def _key(walk: int) -> str:
+    return f"stateful-walk-{walk}"
+
+
+@started_ahead("walked")
+def start_walk(run: Run, item: pytest.Item) -> None:
+    """The selected walk's sequences, drawn now and sent once set-up is done (the session starts it)."""
+    walk: int = item.callspec.params["walk"]  # type: ignore[attr-defined]
+    if _key(walk) not in run.started:
+        run.started[_key(walk)] = Walk(run, walk)
+
+
+@pytest.fixture
+def walked(run: Run, walk: int, seeded: Seeded) -> Walk:
+    """The walk as started ahead, or started now (at ``--contract-concurrency 1``, under xdist)."""
+    if _key(walk) not in run.started:
+        run.started[_key(walk)] = Walk(run, walk)
+    started: Walk = run.started.pop(_key(walk))
+    return started
 
 
 @pytest.mark.generated
 @pytest.mark.writes
 @pytest.mark.clause(CLAUSE)
 @pytest.mark.parametrize("walk", range(WALKS), ids=[f"walk-{n + 1}" for n in range(WALKS)])
-def test_create_read_list_sequences(walk: int, judge: Judge, seeded: Seeded) -> None:
-    # Inline, not in a background thread: Hypothesis running in two threads at once trips a CPython
-    # 3.11 bug ("AST constructor recursion depth mismatch") when it reads a strategy's source.
-    run_sequences(walk, judge, crowded=seeded.crowded)
+def test_create_read_list_sequences(walk: int, judge: Judge, seeded: Seeded, walked: Walk) -> None:
+    walked.finish(judge, crowded=seeded.crowded)

@@ -25,9 +25,8 @@ from petstore_contract.judging import waivers
 from petstore_contract.judging.expect import Judge, judge_of
 from petstore_contract.plugin import options
 from petstore_contract.plugin.finish import RECORD_ATTR
-from petstore_contract.plugin.session import CHILD, CONTROLLER, WORKER, ContractSession
+from petstore_contract.plugin.session import CONTROLLER, WORKER, ContractSession
 from petstore_contract.run import Run, RunSettings, heap, install
-from petstore_contract.run.sidecar import child_settings
 from petstore_contract.run.target import TargetConfigError, resolve
 
 RUN_KEY = pytest.StashKey[Run]()
@@ -78,7 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_contract_run(config):
         return
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
-    in_charge = not hasattr(config, "workerinput") and child_settings() is None
+    in_charge = not hasattr(config, "workerinput")
     option = config.option
     refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
     if refused:
@@ -97,11 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
     run = Run(settings, key)
     install(run)
     config.stash[RUN_KEY] = run
-    if child_settings() is not None:
-        run.produces_shared = False
-        role = CHILD
-    else:
-        role = WORKER if hasattr(config, "workerinput") else CONTROLLER
+    role = WORKER if hasattr(config, "workerinput") else CONTROLLER
     session = ContractSession(config, run, role, embedded)
     if session.finishing is not None:
         session.finishing.waivers = waived
@@ -128,14 +123,14 @@ def _register_pytest_html(config: pytest.Config, run: Run, session: ContractSess
 
 def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
     worker = getattr(config, "workerinput", None)
-    given = worker["petstore_settings"] if worker is not None else child_settings()
-    if given is not None:
+    if worker is not None:
+        given = worker["petstore_settings"]
         try:
             settings = RunSettings(**given)
         except TypeError as exc:
             raise pytest.UsageError(f"unusable run settings from the parent process: {exc}") from None
         # The embedded reference's key reaches a worker in its workerinput, never the environment.
-        key = worker.get("petstore_key", "") if worker is not None else ""
+        key = worker.get("petstore_key", "")
         return settings, key or os.environ.get(settings.key_env, ""), None
     option = config.option
     options.check(option)

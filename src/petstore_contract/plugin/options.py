@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, profiles
-from petstore_contract.run.sidecar import child_settings
 
 # The plugin's options, as data: (flags, dest, argparse keywords).
 OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -66,8 +65,7 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
         {
             "default": "auto",
             "metavar": "auto|none",
-            "help": "auto: the stateful walks run in child processes when a core is there for them; "
-            "none: every test in this process (e.g. several runs share the cores)",
+            "help": "deprecated, changes nothing: the run starts no child processes of its own",
         },
     ),
     (
@@ -150,6 +148,12 @@ RENAMED: dict[str, str] = {
     "--circuit-breaker": "--contract-circuit-breaker",
 }
 
+# Options that no longer change anything (issue 32: the stateful walks run on the run's pool of threads,
+# not in child processes): still accepted, value checked as before, with a one-line notice.
+RETIRED: dict[str, str] = {
+    "--contract-child-processes": "the run starts no child processes of its own",
+}
+
 # dest -> the option's name, for messages
 FLAG: dict[str, str] = {dest: flag for flag, dest, _ in OPTIONS}
 
@@ -162,27 +166,31 @@ def add_to(parser: pytest.Parser) -> None:
 
 
 def deprecated_names(args: Iterable[str]) -> list[str]:
-    """The old names among ``args`` (``--concurrency 4``, ``--concurrency=4``), each once, in order."""
+    """The old names and the retired options among ``args`` (``--concurrency 4``, ``--concurrency=4``),
+    each once, in order."""
     used: list[str] = []
     for arg in args:
         if arg == "--":  # what follows is not an option
             break
         name = arg.split("=", 1)[0]
-        if name in RENAMED and name not in used:
+        if (name in RENAMED or name in RETIRED) and name not in used:
             used.append(name)
     return used
 
 
 def deprecation_line(old: str) -> str:
+    retired = RETIRED.get(RENAMED.get(old, old))
+    if retired is not None:
+        return f"petstore-contract: {old} is deprecated and changes nothing ({retired}); it goes in the next release"
     return f"petstore-contract: {old} is deprecated, use {RENAMED[old]} (the old name goes in the next release)"
 
 
 def notice_deprecated(config: pytest.Config) -> None:
     """One line on stderr for each old name the run was given: on its command line, in ``addopts`` or
-    in ``PYTEST_ADDOPTS``.  Once per run: xdist workers and the child processes are given their
-    settings by the process that started them, which has said it.  Never an error, never a warning
+    in ``PYTEST_ADDOPTS``; the same for each retired option.  Once per run: xdist workers are given
+    their settings by the process that started them, which has said it.  Never an error, never a warning
     (``-W error`` would make one fatal): the run and its exit code are the same with either name."""
-    if hasattr(config, "workerinput") or child_settings() is not None:
+    if hasattr(config, "workerinput"):
         return
     given = [
         *config.getini("addopts"),
@@ -198,7 +206,7 @@ def notice_deprecated(config: pytest.Config) -> None:
 # error is a usage screen, not one line.
 CHOICES = (
     ("petstore_profile", tuple(profiles.PROFILES)),
-    ("petstore_child_processes", ("auto", "none")),
+    ("petstore_child_processes", ("auto", "none")),  # retired: a value it never took is still an error
 )
 
 

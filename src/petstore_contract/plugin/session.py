@@ -3,20 +3,18 @@
 Its methods are the plugin's hooks, registered once (``plugin.pytest_configure``); nothing else in
 the package implements a hook.  A process plays one role:
 
-- the **controller** (the process the user started): the pre-flight request, the header, child
-  processes for the Hypothesis-driven modules (``sidecar``), every test's record, the verdict, the
-  reports and the exit code (``finish``);
-- an xdist **worker**: runs its tests and writes its counters;
-- a **child** process of a concurrent run: runs exactly the tests its parent dealt it and reports
-  each outcome as data (``sidecar.ChildSide``).
+- the **controller** (the process the user started): the pre-flight request, the header, every
+  test's record, the verdict, the reports and the exit code (``finish``);
+- an xdist **worker**: runs its tests and writes its counters.
 
-Every role links tests to their clauses, starts set-up and the tables sent ahead as soon as the
-selection is known (``preparation``, ``ahead``), and turns each test into a record (``outcome``).
+The run starts no process of its own (the embedded reference's aside, which is the target): its
+concurrency is the transport's pool of threads, and xdist's workers when the user asks for them.
+Every role links tests to their clauses, starts set-up and the work sent ahead as soon as the
+selection is known (``preparation``, ``ahead``), and turns each test into a record (``classify``).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Generator
@@ -36,10 +34,9 @@ from petstore_contract.reporting import outputs
 from petstore_contract.run import Run, ahead, heap, install
 from petstore_contract.run import setup as preparation
 from petstore_contract.run.selection import clause_ids, whole_suite_selected, will_run
-from petstore_contract.run.sidecar import NAME_ENV, ChildProcesses, ChildSide
 from petstore_contract.transport import TargetProblem
 
-CONTROLLER, WORKER, CHILD = "controller", "worker", "child"
+CONTROLLER, WORKER = "controller", "worker"
 
 
 class ContractSession:
@@ -51,8 +48,6 @@ class ContractSession:
         self.role = role
         self.embedded = embedded  # the embedded reference server, when no target was given
         self.finishing = Finish(config, run) if role == CONTROLLER else None
-        self.children = ChildProcesses()
-        self.child = ChildSide(run.guard, run.settings.shared_dir) if role == CHILD else None
         self.preflight = ""  # the one-line problem the pre-flight request found
         self.round_trip = 0.0  # seconds the pre-flight request took
         self.session: pytest.Session | None = None  # the controller's, for a stop signal
@@ -84,8 +79,6 @@ class ContractSession:
         if self.embedded is not None:
             self.run.cases.load_schemas_ahead()
         self.preflight = self._check_target()
-        if not self.preflight:
-            self._start_children()
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         quiet = session.config.option.verbose < 0  # pytest shows no header then: the problem still shows
         if self.preflight and quiet and reporter is not None:
@@ -105,22 +98,22 @@ class ContractSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        """Clause links first (the markers -m selects by); then a child keeps what its parent dealt
-        it, and a concurrent controller orders its tests by what they wait on."""
+        """Clause links first (the markers -m selects by); then a concurrent controller orders its
+        tests by what they wait on."""
         self._link_clauses(config, items)
-        if self.child is not None:
-            self.child.select(config, items)
-        elif self.role == CONTROLLER and self.run.settings.concurrency > 1:
+        if self.role == CONTROLLER and self.run.settings.concurrency > 1:
             items.sort(key=self._order)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Once the selection is known: set-up (if it has not started), each table a selected test
-        needs, the children's shares; then the long-lived objects are frozen (``heap``)."""
+        needs, the stateful walks (drawn here, sent on the run's pool); then the long-lived objects are
+        frozen (``heap``).  The walks start early only in the controller of a concurrent run: an xdist
+        worker starts each when its test runs, and ``--contract-concurrency 1`` keeps the tests' order."""
         runnable = [item for item in session.items if will_run(item)]
         if not session.config.option.collectonly and runnable:
             preparation.start_set_up(self.run)
-            ahead.start_needed(self.run, runnable)
-        self.children.deal(runnable)
+            early = self.role == CONTROLLER and self.run.settings.concurrency > 1
+            ahead.start_needed(self.run, runnable, starters=early)
         heap.freeze_long_lived()
 
     # -- each test -----------------------------------------------------------------------------------
@@ -130,19 +123,6 @@ class ContractSession:
         spent = self.run.guard.budget_spent()
         if spent:
             raise undecided(tuple(clause_ids(item)), BUDGET, f"{spent}; test not run")
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
-        """A test that runs in a child process: wait for it there and raise what it raised."""
-        outcome = self.children.outcome(pyfuncitem)
-        if outcome is None:
-            return None
-        error, examined = outcome
-        for clause, exchanges in examined.items():
-            judge_of(pyfuncitem).count(clause, exchanges)
-        if error is not None:
-            raise error
-        return True
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
@@ -183,8 +163,6 @@ class ContractSession:
             report = yield
         finally:
             item.config.option.tbstyle = style
-        if self.child is not None:
-            self.child.publish(item, call, report)
         stopped = self.run.guard.stopped() if self.role == WORKER else None
         if stopped:
             # The controller was stopped by a signal: an xdist worker ends after this test instead of
@@ -227,7 +205,7 @@ class ContractSession:
             # The worker id from xdist's workerinput, not its environment variable: a suite run started
             # from inside an xdist worker (the self-tests under -n) inherits that variable.
             worker = getattr(session.config, "workerinput", {}).get("workerid")
-            name = os.environ.get(NAME_ENV) or worker or "controller"
+            name = worker or "controller"
             counters_file = Path(self.run.settings.shared_dir) / f"counters-{name}.json"
             self.run.guard.write_counters(counters_file)
         if self.finishing is not None:
@@ -238,10 +216,7 @@ class ContractSession:
                 self.finishing.stopped_by = (self.signals.name, session.testscollected)
             else:
                 self.finishing.stopped_early = str(session.shouldfail or "")
-            processes = {
-                "preflight_ms": round(self.round_trip * 1000),
-                "child_processes": self.children.describe() or "none",
-            }
+            processes = {"preflight_ms": round(self.round_trip * 1000)}
             session.exitstatus = self.finishing.finish(int(exitstatus), processes)
 
     @pytest.hookimpl(trylast=True)
@@ -252,7 +227,6 @@ class ContractSession:
             if junit is not None:
                 finishing.paths["junit"] = junit
             finishing.finish_terminal()
-        self.children.stop()
         if self.embedded is not None:
             self.embedded.stop()
         self.run.close()
@@ -261,7 +235,7 @@ class ContractSession:
         install(None)
         if self.role == CONTROLLER and self.run.settings.shared_dir:
             # The run's shared files (set-up results, counters) hold answers of the target: they go
-            # with the run, once every worker and child process has finished.
+            # with the run, once every worker has finished.
             shutil.rmtree(self.run.settings.shared_dir, ignore_errors=True)
 
     # -- helpers -------------------------------------------------------------------------------------
@@ -307,20 +281,11 @@ class ContractSession:
 
     def _order(self, item: pytest.Item) -> int:
         """Generated tests first (Python work while the tables are sent in the background), the
-        targeted tests next, last the tests that wait for a child process."""
-        if self.children.runs(item):
+        targeted tests next, last the tests that wait for work started on the run's pool (the
+        stateful walks), which has gone on meanwhile."""
+        if ahead.waits_for_started(item):
             return 2
         return 0 if item.get_closest_marker("deferred") is not None else 1
-
-    def _start_children(self) -> None:
-        """Not at ``--contract-concurrency 1`` (today's order), not under xdist (the workers are the
-        parallelism), not with ``--contract-child-processes none`` and not for ``--collect-only``."""
-        option = self.config.option
-        distributed = getattr(option, "dist", "no") != "no" and getattr(option, "numprocesses", None)
-        inline = option.petstore_child_processes == "none"
-        if self.run.settings.concurrency <= 1 or distributed or option.collectonly or inline:
-            return
-        self.children.start(suite_dir(), self.run.settings.to_dict(), self.run.redact, self.run.target.api_key)
 
     def _check_target(self) -> str:
         """One request before the run, so an unusable target or key is named once, in one line."""
@@ -347,7 +312,6 @@ class ContractSession:
         if self.preflight:
             lines.append(f"petstore PROBLEM: {self.preflight}")
         elif run.settings.concurrency > 1:
-            where = self.children.describe() or "every test in this process"
             start_up = " (including what was left of the embedded reference's start-up)" if self.embedded else ""
-            lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms{start_up}; {where}")
+            lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms{start_up}")
         return lines

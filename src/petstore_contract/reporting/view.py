@@ -81,7 +81,6 @@ FACT_LABELS = {
     "run_id": "Run id",
     "concurrency": "Concurrency",
     "preflight_ms": "Pre-flight request (ms)",
-    "child_processes": "In child processes",
     "started": "Started",
     "finished": "Finished",
     "duration_s": "Duration",

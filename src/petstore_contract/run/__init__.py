@@ -3,7 +3,7 @@
 The plugin builds a ``Run`` once per process from the command line, the environment and
 ``pyproject.toml`` (``RunSettings``); xdist workers get the controller's settings (never the
 key: they read it from its variable) and share one deadline, one circuit breaker and one
-set-up through ``shared_dir``.
+set-up through ``shared_dir`` (``transport.shared``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from petstore_contract.run.background import Background
 from petstore_contract.run.cases import GeneratedCases
 from petstore_contract.run.target import Target
 from petstore_contract.transport import RunGuard, TargetProblem, Transport, TransportOptions, har
+from petstore_contract.transport.shared import publish
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_CONCURRENCY = 16
@@ -85,9 +86,6 @@ class Run:
         self._names = count()
         self.background = Background()
         self.cases = GeneratedCases(settings, self.profile.max_examples, self.api, self.background, self.redact)
-        # False in a child process of the run (sidecar.py): it only reads what the parent set up,
-        # so that stopping it can never leave set-up half done for the others.
-        self.produces_shared = True
 
     def _scrub(self, api_key: str) -> Callable[[str], str]:
         """How a kept exchange is redacted: as every recorded exchange, and near misses of the key too."""
@@ -149,8 +147,6 @@ class Run:
         if not self.settings.shared_dir:
             return produce()
         result = Path(self.settings.shared_dir) / f"{key}.json"
-        if not self.produces_shared:
-            return self._wait_for(result)
         try:
             fd = os.open(str(result) + ".lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
@@ -159,12 +155,12 @@ class Run:
         try:
             data = produce()
         except TargetProblem as problem:
-            _publish(result, {FAILED: str(problem), FAILED_KIND: problem.kind})  # the others fail alike
+            publish(result, json.dumps({FAILED: str(problem), FAILED_KIND: problem.kind}))  # the others fail alike
             raise
         except Exception as error:
-            _publish(result, {FAILED: f"{type(error).__name__}: {error}", FAILED_KIND: ""})
+            publish(result, json.dumps({FAILED: f"{type(error).__name__}: {error}", FAILED_KIND: ""}))
             raise
-        _publish(result, data)
+        publish(result, json.dumps(data))
         return data
 
     def once_answers(self, key: str, send: Callable[[], dict[str, Row]]) -> dict[str, Row]:
@@ -193,17 +189,16 @@ class Run:
     def result_of(self, key: str, produce: Callable[[], T]) -> T:
         return self.background.result_of(key, produce)
 
+    @property
+    def started(self) -> dict[str, Any]:
+        """Work started ahead on the run's pool, by key (see ``ahead.started_ahead``); stopped at the end."""
+        return self.background.started
+
     def close(self) -> None:
         self.background.close()
         self.transport.close()
         if self.recorder is not None:
             self.recorder.close()
-
-
-def _publish(result: Path, data: dict[str, Any]) -> None:
-    partial = result.with_suffix(".part")
-    partial.write_text(json.dumps(data), encoding="utf-8")
-    partial.replace(result)
 
 
 _current: Run | None = None

@@ -14,6 +14,9 @@ class Background:
 
     def __init__(self) -> None:
         self.futures: dict[str, Future[Any]] = {}
+        # Work started on other threads than this one's (e.g. a stateful walk's chains on the run's
+        # pool), by key; each has ``stop()``, called when the run ends.
+        self.started: dict[str, Any] = {}
         self._starter: ThreadPoolExecutor | None = None
 
     def start(self, key: str, produce: Callable[[], Any]) -> None:
@@ -35,5 +38,8 @@ class Background:
         return result
 
     def close(self) -> None:
+        for work in self.started.values():
+            work.stop()
+        self.started.clear()
         if self._starter is not None:
             self._starter.shutdown(wait=True, cancel_futures=True)

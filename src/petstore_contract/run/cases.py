@@ -9,7 +9,6 @@ lasts (``limit_creates``: on a store too large to see whole).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -165,27 +164,28 @@ class GeneratedCases:
             taken, self._examined = self._examined, {}
         return taken
 
-    def _count_examined(self, status: int) -> None:
+    def _count_examined(self, status: int, into: dict[str, int] | None) -> None:
         # What Schemathesis' checks and ours judge on an answer of this status (see test_generated.py).
         clauses = ["responses.documented", "json.content-type"]
         clauses += ["errors.body"] if status >= 400 else []
         clauses += ["auth.challenge"] if status == 401 else []
+        examined = self._examined if into is None else into
         with self._examined_lock:
             for clause in clauses:
-                self._examined[clause] = self._examined.get(clause, 0) + 1
+                examined[clause] = examined.get(clause, 0) + 1
 
-    def judge_response(self, case: Any, response: Any, validate: Callable[[], None] | None = None) -> None:
+    def judge_response(self, case: Any, response: Any, counts: dict[str, int] | None = None) -> None:
         """Schemathesis' checks and ours on one answer; its failures become findings on their clauses.
 
-        A 429 that outlasted its waits is not judged: the target did not process the request."""
+        The judgements are counted by clause into ``counts`` when given (work that overlaps other
+        tests, such as the stateful walks, counts its own), else for the test running now
+        (``take_examined``).  A 429 that outlasted its waits is not judged: the target did not process
+        the request."""
         if response.status_code == 429:
             return
-        self._count_examined(response.status_code)
+        self._count_examined(response.status_code, counts)
         try:
-            if validate is None:
-                case.validate_response(response, additional_checks=generated.CUSTOM_CHECKS)
-            else:
-                validate()
+            case.validate_response(response, additional_checks=generated.CUSTOM_CHECKS)
         except FailureGroup as group:
             findings = generated.findings_of(group, case, response, self.redact.for_exchange, self.api.fill(VALID))
             raise Violation(*findings) from None

@@ -235,8 +235,8 @@ def prepare(run: Run) -> Prepared:
     """Set-up, in order: own data, the list grid, the own animals read back.
 
     The grid and the reads see the store as set-up left it, whatever the tests write later.  Each
-    step runs once per run: other processes of the run (xdist workers, the child processes of a
-    concurrent run) wait for its result, so none of them writes before set-up is done.
+    step runs once per run: other processes of the run (xdist workers) wait for its result, so
+    none of them writes before set-up is done.
     """
     seeded = Seeded(**run.once("seeded", lambda: seed(run, run.api).to_dict()))
     if seeded.crowded and not run.read_only:

@@ -14,6 +14,7 @@ from typing import Any
 from petstore_contract.core import records as record
 from petstore_contract.transport.options import TransportOptions
 from petstore_contract.transport.problems import BUDGET, TARGET, TargetProblem
+from petstore_contract.transport.shared import publish
 
 BREAKER_FILE = "breaker-open"
 STOPPED_FILE = "stopped"  # the run was stopped (SIGTERM, SIGHUP): every process of it stops sending
@@ -194,14 +195,8 @@ class RunGuard:
         path = self.breaker_path
         if path is None or path.exists():
             return
-        temporary = path.with_name(f".{BREAKER_FILE}.{os.getpid()}.{threading.get_ident()}")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(line + "\n", encoding="utf-8")
-            os.replace(temporary, path)  # readers see the whole line or nothing
-        except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+        with contextlib.suppress(OSError):  # the breaker is open in this process whatever the file system says
+            publish(path, line + "\n")
 
     # counters
 
@@ -263,16 +258,12 @@ class RunGuard:
 
     def write_counters(self, path: str | os.PathLike[str]) -> None:
         """This process's counters as JSON (e.g. ``shared_dir/counters-gw0.json``) for ``merge_counters``."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}")
         data = {
             **self.counters(),
             SERVER_ERRORS: [exchange.to_dict() for exchange in self.server_errors()],
             **{name: tally() for name, tally in self.tallies.items()},
         }
-        temporary.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-        os.replace(temporary, target)
+        publish(Path(path), json.dumps(data, sort_keys=True))
 
 
 def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:

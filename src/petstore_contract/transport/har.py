@@ -4,8 +4,8 @@ A run that keeps its exchanges (``--contract-record DIR``, set by ``petstore-con
 gives each process's adapter a ``Recorder``: every request sent and its answer (or why there was
 none) becomes one HAR entry, redacted at once as the run redacts its exchanges (the key as
 ``$<key variable>``, its encodings and near misses of it as ``[REDACTED]``), appended as one JSON
-line to a file of its own process in DIR.  xdist workers and the stateful walks' child processes
-get the same settings, so every process of the run writes there; ``build`` merges the files in
+line to a file of its own process in DIR.  xdist workers get the same settings, so every process
+of the run writes there; ``build`` merges the files in
 the order the requests went out.
 
 HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): each entry has ``startedDateTime`` (ISO

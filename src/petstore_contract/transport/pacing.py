@@ -30,7 +30,7 @@ make the run one request a ``Retry-After`` long: from then on its 429s change no
 throttled request still waits out its own ``Retry-After`` in the transport and ends undecided,
 throttled), until an answer gets through again.
 
-Per process only: each child process of the run and each pytest-xdist worker has its own Pacer.
+Per process only: each pytest-xdist worker has its own Pacer.
 A gateway that counts all of them together throttles each, and each slows down on its own.
 """
 
