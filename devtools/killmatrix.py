@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from devtools.launcher import INLINE, SuiteRun, run_suite
+from devtools.launcher import SuiteRun, run_suite
 from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS, BackgroundServer, build_app
 from petstore_contract.reference.variants import Variant
 
@@ -107,14 +107,9 @@ def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> Sui
         return run_suite(server.base_url, key, *suite_args, *budget)
 
 
-# Runs side by side already use every core: a child process per run would only add start-ups
-# (measured: 12 scenarios, 3 at a time on 2 cores, 34 s with a child each, 25 s without).
-SIDE_BY_SIDE = INLINE
-
-
 def run_catalog(chosen: Iterable[Scenario] | None = None, parallel: int = 3) -> dict[Scenario, SuiteRun]:
     todo = list(chosen if chosen is not None else scenarios())
-    args = (*QUICK, *SIDE_BY_SIDE) if parallel > 1 else QUICK
+    args = QUICK
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         return dict(zip(todo, pool.map(lambda scenario: run_scenario(scenario, args), todo), strict=True))
 

@@ -20,10 +20,6 @@ from typing import Any
 from petstore_contract.interface.spec import suite_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-# Every test of a run in the run's own process (no child processes of the run's making): for runs that
-# already share the cores side by side, and for self-test plugins loaded with -p, which a child would not
-# load.  The one place the self-tests and tools name the option (it is going away: then this is ()).
-INLINE = ("--contract-child-processes", "none")
 PLUGINS = ROOT / "selftests" / "plugins"
 
 

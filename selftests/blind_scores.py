@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from devtools.killmatrix import suite_errors
-from devtools.launcher import INLINE, SuiteRun, run_suite, stop_process
+from devtools.launcher import SuiteRun, run_suite, stop_process
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "blind" / "server.py"
 MISSES = HERE / "blind_misses.toml"
 CROWDED = 150  # the blind catalog's crowded store (more than a page of 100)
-SUITE_ARGS = ("--contract-profile", "quick", *INLINE)
+SUITE_ARGS = ("--contract-profile", "quick")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from typing import Any
 
 from devtools import SuiteRun, run_suite
 from devtools.killmatrix import suite_errors
-from devtools.launcher import INLINE
 from petstore_contract.reference import BackgroundServer, build_app
 
 KEY = "per-row-key-0123456789"
@@ -24,7 +23,6 @@ KEY = "per-row-key-0123456789"
 ARGS = (
     "--contract-profile",
     "quick",
-    *INLINE,
     "--contract-request-timeout",
     "1",
     "--contract-circuit-breaker",

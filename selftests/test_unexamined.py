@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 from devtools import SuiteRun, run_suite
-from devtools.launcher import INLINE, with_plugins
+from devtools.launcher import with_plugins
 from petstore_contract.interface.clauses import CATCH_ALL, registry
 
 # Inline: the plugin is loaded into the run's process (a child process of the run would not load it).
-QUICK = ("--contract-profile", "quick", *INLINE)
+QUICK = ("--contract-profile", "quick")
 
 
 def unjudged(clauses: str) -> SuiteRun:

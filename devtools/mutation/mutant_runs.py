@@ -46,13 +46,13 @@ from cosmic_ray.mutating import use_mutation
 from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
-from devtools.launcher import INLINE, suite_command
+from devtools.launcher import suite_command
 
 KILLED, SURVIVED, INCONCLUSIVE, TIMEOUT, ERROR = "killed", "survived", "inconclusive", "timeout", "error"
 NOT_COMPILED = "does not compile"  # a skip reason: such a mutant is never served
 # The suite as a user runs it against the embedded reference: the quick profile, every test in the
 # run's process (the workers already share the cores).
-SUITE_ARGS = ("--contract-profile", "quick", *INLINE)
+SUITE_ARGS = ("--contract-profile", "quick")
 # Stopping at the first failed test saves a killed mutant the rest of its run.  A test also fails on
 # a SHOULD clause (a warning, not a violation), and the suite judges only the tests that ran: a run
 # stopped there would say "conformant" on the few clauses it reached.  So a run that stopped early
