@@ -34,12 +34,10 @@ from schemathesis.errors import FailureGroup
 
 from petstore_contract.core.records import Exchange, Finding, Kind, Violation, cut
 from petstore_contract.interface.clauses import CATCH_ALL, success_clause
-from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.document import CURRENT_OPERATIONS, STATUSES
 from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown
 from petstore_contract.judging import expect
 from petstore_contract.judging.checks import clause_of
-
-CURRENT_OPERATIONS = ("listPets", "createPet")  # §9.3: GET /pets is the replacement; POST /pets is not deprecated
 
 # Schemathesis' failure codes (``Failure.code``), by what they report.
 SERVER_ERROR = "ST101"  # a 5xx

@@ -49,8 +49,19 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
     for cid, row in rows.items():
         if cid != CATCH_ALL:
             _unexamined(row, selected=cid in named)
+    for cid, row in rows.items():
+        _blocked(row, rows.get(registry()[cid].blocked_by))
     # The catch-all clause appears only when a finding landed on it.
     return [row for cid, row in rows.items() if cid != CATCH_ALL or row.outcome != rec.NOT_SELECTED]
+
+
+def _blocked(row: ClauseResult, blocker: ClauseResult | None) -> None:
+    """A violation explained by a clause it compares with (``blocked-by``): undecided, blocked by that one."""
+    if blocker is None or blocker.outcome != rec.VIOLATED or row.outcome != rec.VIOLATED:
+        return
+    row.outcome, row.findings = rec.UNDECIDED, []
+    reason = f"{blocker.id} is violated: the answers this clause compares with are shown wrong already"
+    row.notes = [Note((row.id,), rec.PRECONDITION, reason, blocker.id)]
 
 
 def _unexamined(row: ClauseResult, *, selected: bool) -> None:
