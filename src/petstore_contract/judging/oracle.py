@@ -37,6 +37,7 @@ from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, Kind, Mismatch, TestRecord
 from petstore_contract.core.redaction import Redactor
+from petstore_contract.interface.clauses import success_clause
 from petstore_contract.interface.document import CURRENT_OPERATIONS, STATUSES
 from petstore_contract.interface.spec import answer_schema, documented, operation_id
 from petstore_contract.judging import expect
@@ -119,11 +120,11 @@ class Oracle:
         status = answer.status
         found: list[Finding] = []
 
-        def check(kind: Kind, run: Any) -> bool:
+        def check(kind: Kind, run: Any, clause: str | None = None) -> bool:
             try:
                 run()
             except Mismatch as mismatch:
-                clause = clause_of(kind, operation, status) or "responses.documented"
+                clause = clause or clause_of(kind, operation, status) or "responses.documented"
                 found.append(_finding(clause, mismatch))
                 return False
             return True
@@ -141,7 +142,7 @@ class Oracle:
                 found.append(_finding(clause, mismatch))
             return found
         if valid_key and operation == "createPet" and status != 201 and self._plain_new_pet(request.body):
-            check(Kind.STATUS, lambda: expect.status(answer, 201))
+            check(Kind.STATUS, lambda: expect.status(answer, 201), success_clause(operation))
             return found
         if valid_key and operation == "createPet" and status == 201 and not new_pet(request.body):
             # Invalid data accepted: the create.reject.* clauses judge it; the animal it made is left out
