@@ -102,7 +102,7 @@ class Oracle:
                 self.unanswered += 1
             return
         answer = _Answer(seen, self.redact)
-        found = self.judge(answer) if seen.status != 429 else []  # throttled: not processed (RFC 6585)
+        found = [] if _throttled(answer) else self.judge(answer)
         with self._lock:
             self.judged += 1
             for finding in found:
@@ -221,6 +221,15 @@ class Oracle:
         with self._lock:
             findings = [finding.to_dict() for finding in self.findings]
             return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
+
+
+def _throttled(answer: _Answer) -> bool:
+    """An answer the transport waits on and asks again (429, or 503 to a GET/HEAD with Retry-After): the
+    request was not processed (RFC 6585 §4, RFC 9110 §15.6.4); one kept as the final answer is judged
+    as a 5xx by ``verdict.server_errors_record``, as every 5xx the transport keeps."""
+    method = answer.seen.request.method or "GET"
+    later = answer.status == 503 and method in ("GET", "HEAD") and "retry-after" in answer.headers
+    return answer.status == 429 or later
 
 
 def _pet_id(url: str) -> int | None:
