@@ -145,6 +145,11 @@ def test_a_listed_animal_that_differs_from_its_read_is_list_item_same() -> None:
     assert _clauses(quiet, _observed("GET", "/pets", 200, [PET])) == []
 
 
+def test_a_read_of_an_id_that_is_no_int64_is_left_to_read_not_found() -> None:
+    placeholder = {"id": 2**63, "name": "unknown", "categoryId": 0}
+    assert _clauses(_oracle(), _observed("GET", f"/pets/{2**63}", 200, placeholder)) == []
+
+
 def test_an_animal_listed_then_read_as_absent_is_read_found() -> None:
     oracle = _oracle()
     oracle(_observed("GET", "/pets", 200, [PET]))

@@ -38,7 +38,7 @@ from requests.structures import CaseInsensitiveDict
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, Kind, Mismatch, TestRecord
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.clauses import success_clause
-from petstore_contract.interface.document import CURRENT_OPERATIONS, STATUSES
+from petstore_contract.interface.document import CURRENT_OPERATIONS, INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.interface.spec import answer_schema, documented, operation_id
 from petstore_contract.judging import expect
 from petstore_contract.judging.checks import clause_of
@@ -153,6 +153,10 @@ class Oracle:
             return found
         if answer.body and request.method != "HEAD":
             check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer))
+        if operation == "getPet" and 200 <= status < 300 and _pet_id(request.url or "") is None:
+            # An id that is no int64 names no animal: an answer that found one is read.not-found's (the
+            # generated tests' negative cases place it there), not a malformed animal to judge here.
+            return found
         schema = answer_schema(operation, status)
         if schema == "Pet":
             if self._invalid_admitted(answer):
@@ -233,8 +237,10 @@ def _throttled(answer: _Answer) -> bool:
 
 
 def _pet_id(url: str) -> int | None:
+    """The int64 petId a read asked for, None for a path segment that is no int64."""
     segment = unquote(urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1])
-    return int(segment) if re.fullmatch(r"-?[0-9]{1,19}", segment) else None
+    pet_id = int(segment) if re.fullmatch(r"-?[0-9]{1,19}", segment) else None
+    return pet_id if pet_id is not None and INT64_MIN <= pet_id <= INT64_MAX else None
 
 
 def _documented(answer: _Answer, operation: str) -> None:
