@@ -47,7 +47,11 @@ STORE_SENSITIVE = ("list.", "read.", "create.id", "create.reject.nothing-created
 
 def scenarios() -> list[Scenario]:
     found = [Scenario("fault", name, EMPTY) for name in FAULTS]
-    found += [Scenario("fault", n, CROWDED) for n, f in FAULTS.items() if f.clause.startswith(STORE_SENSITIVE)]
+    found += [
+        Scenario("fault", n, CROWDED)
+        for n, f in FAULTS.items()
+        if f.clause.startswith(STORE_SENSITIVE) or f.also_crowded
+    ]
     found += [Scenario("variant", name) for name in VARIANTS]
     # Every compliant variant passes on the crowded store too, but those that bring their own store
     # or pace (a preloaded or busy store, throttling, latency): they are that store already.

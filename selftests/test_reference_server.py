@@ -263,6 +263,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "list_item_id_string": after(1, lambda api: any(type(p["id"]) is not int for p in api.pets())),
     "list_item_status_uppercase": after(3, lambda api: any(p["status"] not in STATUSES for p in api.pets())),
     "list_item_missing_category": after(1, lambda api: any("categoryId" not in p for p in api.pets())),
+    "list_item_category_shifted": after(2, lambda api: any(p != api.read(p["id"]).json() for p in api.pets())),
     # GET /pets: limit
     "list_rejects_limit_100": lambda api: api.get(params={"limit": 100}).status_code != 200,
     "list_rejects_limit_1": lambda api: api.get(params={"limit": 1}).status_code != 200,

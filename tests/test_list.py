@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
+from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Kind, Mismatch, undecided
 from petstore_contract.judging import expect, store
 from petstore_contract.judging.expect import Judge
+from petstore_contract.judging.model import differs
 from petstore_contract.run import Run, ahead
 from petstore_contract.run.ahead import sent_ahead
 from petstore_contract.run.api import Request, Row, send_table
@@ -52,6 +53,41 @@ def test_list_is_an_array_of_pets(grid: Grid, judge: Judge, query: tuple[str | N
         expect.pet_list(answer)
     with judge("json.content-type"):
         expect.json_media_type(answer)
+
+
+@pytest.mark.clause("list.item.same")
+def test_a_listed_animal_is_the_animal_read_alone(grid: Grid, judge: Judge) -> None:
+    """§2/§4.3: one id names one animal; a list shows it as GET /pets/{petId} does (a sample spread over
+    every page of the grid, other clients' animals included: nothing here needs the suite's own)."""
+    compared = 0
+    for pet_id, read in grid.samples.items():
+        alone = _read_alone(read)
+        if alone is None:
+            continue  # not found, or no Pet: read.found's (the pipeline judges every read)
+        with judge("list.item.same"):
+            for page in grid.pages.values():
+                for item in (item for item in page.pets if item.get("id") == pet_id):
+                    field = differs(alone, item)
+                    if field is not None:
+                        where = page.query()
+                        raise Mismatch(
+                            f"animal {pet_id} in {where} as GET /pets/{pet_id} shows it: {field}={alone.get(field)!r}",
+                            f"{field}={item.get(field, '<absent>')!r}",
+                            read.exchange,
+                            Kind.SAME_ANIMAL.expectation(field),
+                        )
+        compared += 1
+    if not compared:
+        raise undecided("list.item.same", EMPTY_STORE, "the grid listed no animal that a read by id found")
+
+
+def _read_alone(read: Row) -> dict[str, Any] | None:
+    if read.status != 200:
+        return None
+    try:
+        return expect.pet(expect.parse_json(read), "the animal read", read.exchange)
+    except Mismatch:
+        return None
 
 
 @pytest.mark.clause("list.limit.accepted")

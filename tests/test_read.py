@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import NOT_SENT, STORE_TOO_LARGE, TARGET, Exchange, Mismatch, Note, undecided
+from petstore_contract.core.records import NOT_SENT, STORE_TOO_LARGE, TARGET, Exchange, Kind, Mismatch, Note, undecided
 from petstore_contract.interface.document import SUNSET_DATE
 from petstore_contract.judging import expect, headers
 from petstore_contract.judging.expect import Judge
@@ -119,7 +119,8 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
                 else:
                     why = "not in the store, seen whole before and after"
                 raise Mismatch(f"404 for id {pet_id} ({why})", f"HTTP 200 with {expect.short(probe['body'])}", exchange)
-            raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange, "status:404")
+            kind = Kind.STATUS.expectation("404")
+            raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange, kind)
     if not decided and not judge.findings:
         raise undecided(
             "read.not-found",

@@ -18,6 +18,8 @@ class Clause:
     statement: str
     complete_view: bool = False
     undecided_ok: tuple[str, ...] = ()  # reasons it may stay undecided without blocking the verdict
+    blocked_by: str = ""  # a violation of this clause leaves this one undecided, blocked by it
+    operation: str = ""  # the operationId (spec/openapi.yaml) whose success answer this clause judges
 
     @property
     def source(self) -> str:
@@ -50,6 +52,11 @@ def registry() -> dict[str, Clause]:
 def _fields(table: dict[str, Any]) -> dict[str, Any]:
     """A clause's TOML table as Clause fields: names in snake case, lists as tuples (the record is frozen)."""
     return {name.replace("-", "_"): tuple(v) if isinstance(v, list) else v for name, v in table.items()}
+
+
+def success_clause(operation: str) -> str | None:
+    """The clause that judges ``operation``'s success answer (an operationId), from clauses.toml."""
+    return next((c.id for c in registry().values() if c.operation == operation), None)
 
 
 def section_markers() -> list[str]:

@@ -101,3 +101,59 @@ def operation_of(method: str, url: str) -> str:
         if pattern.search(path):
             return f"{method.upper()} {template}"
     return f"{method.upper()} (no documented path)"
+
+
+@cache
+def _operations() -> dict[str, tuple[str, dict[str, Any]]]:
+    """ "GET /pets/{petId}" -> (operationId, its responses), from the OpenAPI document."""
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    for template, item in load_spec().get("paths", {}).items():
+        for method, operation in item.items():
+            if isinstance(operation, dict) and "operationId" in operation:
+                found[f"{method.upper()} {template}"] = (operation["operationId"], operation.get("responses", {}))
+    return found
+
+
+def operation_id(method: str, url: str) -> str:
+    """The operationId a request asked ("" for a method and path the document does not show)."""
+    named = _operations().get(operation_of(method, url))
+    return named[0] if named else ""
+
+
+def _responses(operation: str) -> dict[str, Any]:
+    return next((responses for oid, responses in _operations().values() if oid == operation), {})
+
+
+def documented(operation: str, status: int) -> bool:
+    """The OpenAPI document lists ``status`` for ``operation`` (exactly, as a range like 4XX, or a default)."""
+    keys = {str(key).upper() for key in _responses(operation)}
+    return str(status) in keys or f"{str(status)[0]}XX" in keys or "DEFAULT" in keys
+
+
+def success_shown(operation: str) -> bool:
+    """The document shows a shape for the operation's success answer (GET /store/orders': ``schema: {}``)."""
+    for key, answer in _responses(operation).items():
+        if str(key).startswith("2") and isinstance(answer, dict):
+            media = answer.get("content", {}).get("application/json", {})
+            if media.get("schema"):
+                return True
+    return False
+
+
+def answer_schema(operation: str, status: int) -> str | None:
+    """The component schema the document gives the answer ("Pet", "Pet[]", "Error"), None when it shows none."""
+    responses = _responses(operation)
+    answer = responses.get(str(status)) or responses.get(f"{str(status)[0]}XX") or responses.get("default")
+    if not isinstance(answer, dict):
+        return None
+    if "$ref" in answer:
+        answer = load_spec()["components"]["responses"].get(answer["$ref"].rsplit("/", 1)[-1], {})
+    schema = answer.get("content", {}).get("application/json", {}).get("schema") or {}
+    if schema.get("type") == "array" and "$ref" in schema.get("items", {}):
+        return str(schema["items"]["$ref"]).rsplit("/", 1)[-1] + "[]"
+    return str(schema["$ref"]).rsplit("/", 1)[-1] if "$ref" in schema else None
+
+
+def operation_ids() -> list[str]:
+    """Every operationId of the OpenAPI document, in its order."""
+    return [oid for oid, _ in _operations().values()]

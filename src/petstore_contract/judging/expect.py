@@ -28,6 +28,7 @@ from petstore_contract.core.records import (
     VIOLATED,
     Exchange,
     Finding,
+    Kind,
     Mismatch,
     Note,
     Undecided,
@@ -79,7 +80,7 @@ def parse_json(answer: Answer) -> Any:
         return json.loads(answer.body)
     except (ValueError, RecursionError):  # invalid JSON or UTF-8; nesting deeper than Python's stack
         raise Mismatch(
-            "a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, "json-body"
+            "a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, Kind.JSON_BODY
         ) from None
 
 
@@ -87,25 +88,26 @@ def status(answer: Answer, *expected: int) -> None:
     if answer.status not in expected:
         want = " or ".join(map(str, expected))
         observed = f"HTTP {answer.status} with {body_of(answer)}"
-        raise Mismatch(f"HTTP {want}", observed, answer.exchange, "status:" + ",".join(map(str, expected)))
+        raise Mismatch(f"HTTP {want}", observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, expected))))
 
 
 def key_accepted(answer: Answer, expected: str = "the valid key accepted (§5.1)") -> None:
     """The credential sent was taken: no 401 and no 403 (what else it answered is other clauses' to judge)."""
     if answer.status in (401, 403):
-        raise Mismatch(expected, f"HTTP {answer.status}", answer.exchange, "key-accepted")
+        raise Mismatch(expected, f"HTTP {answer.status}", answer.exchange, Kind.KEY_ACCEPTED)
 
 
 def no_server_error(answer: Answer) -> None:
     if answer.status >= 500:
-        raise Mismatch("no 5xx answer", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, "no-5xx")
+        observed = f"HTTP {answer.status} with {body_of(answer)}"
+        raise Mismatch("no 5xx answer", observed, answer.exchange, Kind.NO_SERVER_ERROR)
 
 
 def json_media_type(answer: Answer) -> None:
     content_type = answer.headers.get("content-type", "")
     if headers.media_type(content_type) != "application/json":
         observed = f"Content-Type: {content_type or '(none)'}"
-        raise Mismatch("Content-Type: application/json", observed, answer.exchange, "json-media-type")
+        raise Mismatch("Content-Type: application/json", observed, answer.exchange, Kind.JSON_MEDIA_TYPE)
 
 
 def error_body(answer: Answer) -> dict[str, Any]:
@@ -117,14 +119,14 @@ def error_body(answer: Answer) -> dict[str, Any]:
             "an Error body {code: string, message: string, status: integer}",
             f"{body_of(answer)} ({'; '.join(problems)})",
             answer.exchange,
-            "error-body",
+            Kind.ERROR_BODY,
         )
     if body["status"] != answer.status:
         raise Mismatch(
             f"Error status {answer.status} (the HTTP status)",
             f"Error status {body['status']!r}",
             answer.exchange,
-            "error-body",
+            Kind.ERROR_BODY,
         )
     error: dict[str, Any] = body
     return error
@@ -133,7 +135,7 @@ def error_body(answer: Answer) -> dict[str, Any]:
 def pet(instance: Any, where: str, exchange: Exchange | None = None) -> dict[str, Any]:
     problems = schema_errors("Pet", instance)
     if problems:
-        raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange, "pet")
+        raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange, Kind.PET)
     found: dict[str, Any] = instance
     return found
 
@@ -144,7 +146,7 @@ def pet_list(answer: Answer) -> list[dict[str, Any]]:
     body = parse_json(answer)
     if not isinstance(body, list):
         observed = f"a JSON {type(body).__name__}: {body_of(answer)}"
-        raise Mismatch("a JSON array of Pet", observed, answer.exchange, "pet-list")
+        raise Mismatch("a JSON array of Pet", observed, answer.exchange, Kind.PET_LIST)
     for index, item in enumerate(body):
         pet(item, f"item {index} of the list", answer.exchange)
     return body
@@ -157,9 +159,8 @@ def same_fields(sent: dict[str, Any], answer: Any, where: str, exchange: Exchang
     for name, value in sent.items():
         got = answer.get(name, "<absent>")
         if got != value or type(got) is not type(value):
-            raise Mismatch(
-                f"{where} with {name}={short(value)}", f"{name}={short(got)}", exchange, f"same-field:{name}"
-            )
+            kind = Kind.SAME_FIELD.expectation(name)
+            raise Mismatch(f"{where} with {name}={short(value)}", f"{name}={short(got)}", exchange, kind)
 
 
 def challenge_problem(challenge: str | list[str] | None) -> tuple[str, str] | None:
@@ -178,7 +179,7 @@ def bearer_challenge(answer: Answer) -> str:
     challenge: str | None = answer.headers.get("www-authenticate")
     problem = challenge_problem(challenge)
     if problem is not None:
-        raise Mismatch(*problem, answer.exchange, "bearer-challenge")
+        raise Mismatch(*problem, answer.exchange, Kind.BEARER_CHALLENGE)
     return challenge or ""
 
 
@@ -188,13 +189,13 @@ def deprecation_problem(value: str | None, date: str | None, now: float) -> tupl
     announces a deprecation to come; the operation is deprecated now).  Shared by the targeted and
     the generated tests."""
     if value is None:
-        return "a Deprecation header on the 200 answer", "no Deprecation header", "deprecation-header"
+        return "a Deprecation header on the 200 answer", "no Deprecation header", Kind.DEPRECATION_HEADER
     seconds = headers.sf_date_seconds(value)
     if seconds is None:
-        return "Deprecation: @<unix seconds> (RFC 9745 §2.1)", f"Deprecation: {short(value)}", "deprecation-header"
+        return "Deprecation: @<unix seconds> (RFC 9745 §2.1)", f"Deprecation: {short(value)}", Kind.DEPRECATION_HEADER
     if headers.after_now(seconds, date, now):
         expected = "a Deprecation date not in the future: the operation is deprecated (§4.3)"
-        return expected, f"Deprecation: {short(value)}", "deprecation-future"
+        return expected, f"Deprecation: {short(value)}", Kind.DEPRECATION_FUTURE
     return None
 
 
@@ -205,7 +206,7 @@ def not_deprecated(answer: Answer) -> None:
         value = answer.headers.get(name)
         if value is not None:
             expected = "no Deprecation or Sunset header on a current operation"
-            raise Mismatch(expected, f"{name}: {value}", answer.exchange, "deprecation-scope")
+            raise Mismatch(expected, f"{name}: {value}", answer.exchange, Kind.DEPRECATION_SCOPE)
 
 
 # -- the judge: one outcome per clause of a test ----------------------------------------------------

@@ -32,13 +32,12 @@ import schemathesis
 from schemathesis import CheckResult, Config, GenerationMode, HookContext
 from schemathesis.errors import FailureGroup
 
-from petstore_contract.core.records import Exchange, Finding, Violation, cut
-from petstore_contract.interface.clauses import CATCH_ALL
-from petstore_contract.interface.document import STATUSES
-from petstore_contract.interface.spec import schemathesis_config_path, spec_path
+from petstore_contract.core.records import Exchange, Finding, Kind, Violation, cut
+from petstore_contract.interface.clauses import CATCH_ALL, success_clause
+from petstore_contract.interface.document import CURRENT_OPERATIONS, STATUSES
+from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown
 from petstore_contract.judging import expect
-
-CURRENT_OPERATIONS = ("listPets", "createPet")  # §9.3: GET /pets is the replacement; POST /pets is not deprecated
+from petstore_contract.judging.checks import clause_of
 
 # Schemathesis' failure codes (``Failure.code``), by what they report.
 SERVER_ERROR = "ST101"  # a 5xx
@@ -68,20 +67,36 @@ CUSTOM = "ST901"  # a custom check's failure; the suite's own checks carry their
 # A header that breaks its schema: the schema-violation code as the header check raises it.
 HEADER_SCHEMA = f"{SCHEMA_VIOLATION}@response_headers_conformance"
 
+
+def _per_operation() -> dict[tuple[str, str, str], str]:
+    """The rows derived from the interface's two sources: an undocumented status, a body that breaks its
+    schema or is no JSON, on a success answer, break the operation's success clause (clauses.toml's
+    ``operation``); a 5xx, and on an operation whose success the document shows no shape for (GET
+    /store/orders) any answer of an undocumented status or no JSON, lands where the check registry
+    places a 5xx (``checks.clause_of``)."""
+    rows: dict[tuple[str, str, str], str] = {}
+    for operation in operation_ids():
+        success = success_clause(operation)
+        if success is None:
+            continue
+        for code in (UNDEFINED_STATUS, SCHEMA_VIOLATION, MALFORMED_JSON):
+            rows[(operation, code, "2xx")] = success
+            if code != SCHEMA_VIOLATION and not success_shown(operation):  # an Error's schema stays errors.body's
+                rows[(operation, code, "*")] = success
+        server_error = clause_of(Kind.NO_SERVER_ERROR, operation, 500)
+        if server_error is not None and server_error != "responses.documented":
+            rows[(operation, SERVER_ERROR, "*")] = server_error
+    return rows
+
+
 # (operationId or "*", kind, "2xx" | "4xx" | "*") -> clause.  A kind is a failure code, a code as one
 # check raises it ("<code>@<check>"), or a check name (for a code this table does not name: a code
 # a later Schemathesis adds lands on its check's clause).  The code raised by the check comes first,
 # then the code, then the check; within each, the most specific key wins; generated.other last.
 FAILURE_CLAUSES: dict[tuple[str, str, str], str] = {
-    ("listPets", SERVER_ERROR, "*"): "responses.documented",
-    ("listOrders", SERVER_ERROR, "*"): "orders.available",
+    **_per_operation(),
     ("*", SERVER_ERROR, "*"): "responses.documented",
     ("*", CONTENT_TYPE_SERVER_ERROR, "*"): "responses.documented",
-    # An undocumented status where the operation should have succeeded breaks that operation's clause.
-    ("listPets", UNDEFINED_STATUS, "2xx"): "list.shape",
-    ("createPet", UNDEFINED_STATUS, "2xx"): "create.created",
-    ("getPet", UNDEFINED_STATUS, "2xx"): "read.found",
-    ("listOrders", UNDEFINED_STATUS, "*"): "orders.available",
     ("*", UNDEFINED_STATUS, "*"): "responses.documented",
     ("*", MISSING_CONTENT_TYPE, "*"): "json.content-type",
     ("*", MALFORMED_MEDIA_TYPE, "*"): "json.content-type",
@@ -90,15 +105,7 @@ FAILURE_CLAUSES: dict[tuple[str, str, str], str] = {
     ("getPet", HEADER_SCHEMA, "*"): "read.deprecation",
     ("*", MISSING_HEADERS, "*"): "responses.documented",
     ("*", HEADER_SCHEMA, "*"): "responses.documented",
-    ("listPets", SCHEMA_VIOLATION, "2xx"): "list.shape",
-    ("createPet", SCHEMA_VIOLATION, "2xx"): "create.created",
-    ("getPet", SCHEMA_VIOLATION, "2xx"): "read.found",
-    ("listOrders", SCHEMA_VIOLATION, "2xx"): "orders.available",
     ("*", SCHEMA_VIOLATION, "4xx"): "errors.body",
-    ("listPets", MALFORMED_JSON, "2xx"): "list.shape",
-    ("createPet", MALFORMED_JSON, "2xx"): "create.created",
-    ("getPet", MALFORMED_JSON, "2xx"): "read.found",
-    ("listOrders", MALFORMED_JSON, "*"): "orders.available",
     ("*", MALFORMED_JSON, "4xx"): "errors.body",
     ("*", UNDESERIALIZABLE, "2xx"): "responses.documented",
     ("*", UNDESERIALIZABLE, "4xx"): "errors.body",
@@ -224,7 +231,7 @@ def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
         return
     problem = expect.challenge_problem(response.headers.get("www-authenticate"))
     if problem is not None:
-        raise _finding("auth.challenge", *problem, "bearer-challenge")
+        raise _finding("auth.challenge", *problem, Kind.BEARER_CHALLENGE)
 
 
 def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
@@ -238,7 +245,7 @@ def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
         if operation in CURRENT_OPERATIONS and (values or sunset):
             shown = f"Deprecation: {values[0]}" if values else f"Sunset: {sunset[0]}"
             expected = f"no Deprecation or Sunset on {case.operation.label}"
-            raise _finding("deprecation.scope", expected, shown, "deprecation-scope")
+            raise _finding("deprecation.scope", expected, shown, Kind.DEPRECATION_SCOPE)
         return
     if not 200 <= response.status_code < 300:
         return
@@ -258,7 +265,7 @@ def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
         return  # response_schema_conformance reports a body that is not JSON
     if isinstance(body, dict) and "status" in body and body["status"] != response.status_code:
         observed = f"Error status {body['status']!r}"
-        raise _finding("errors.body", f"Error status {response.status_code}", observed, "error-body")
+        raise _finding("errors.body", f"Error status {response.status_code}", observed, Kind.ERROR_BODY)
 
 
 CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_matches]
@@ -351,9 +358,8 @@ def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> l
     observed = " ".join(f"{failure.title}. {failure.message}".split())
     label = failure_label(failure)
     expected = f"Schemathesis' {label} check to hold"
-    return [
-        Finding(clause, expected, cut(observed, 500), exchange, source="generated", expectation=f"schemathesis:{label}")
-    ]
+    kind = Kind.SCHEMATHESIS.expectation(label)
+    return [Finding(clause, expected, cut(observed, 500), exchange, source="generated", expectation=kind)]
 
 
 def failure_label(failure: Any) -> str:

@@ -14,8 +14,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from petstore_contract.core import records as rec
-from petstore_contract.core.records import ClauseResult, Exchange, Finding, Note, RunResult, TestRecord
+from petstore_contract.core.records import ClauseResult, Exchange, Finding, Kind, Note, RunResult, TestRecord
 from petstore_contract.interface.clauses import CATCH_ALL, Clause, registry
+from petstore_contract.interface.spec import operation_id
+from petstore_contract.judging.checks import clause_of
 
 RANK = {rec.NOT_SELECTED: 0, rec.CONFORMS: 1, rec.UNDECIDED: 2, rec.VIOLATED: 3}
 
@@ -47,8 +49,19 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
     for cid, row in rows.items():
         if cid != CATCH_ALL:
             _unexamined(row, selected=cid in named)
+    for cid, row in rows.items():
+        _blocked(row, rows.get(registry()[cid].blocked_by))
     # The catch-all clause appears only when a finding landed on it.
     return [row for cid, row in rows.items() if cid != CATCH_ALL or row.outcome != rec.NOT_SELECTED]
+
+
+def _blocked(row: ClauseResult, blocker: ClauseResult | None) -> None:
+    """A violation explained by a clause it compares with (``blocked-by``): undecided, blocked by that one."""
+    if blocker is None or blocker.outcome != rec.VIOLATED or row.outcome != rec.VIOLATED:
+        return
+    row.outcome, row.findings = rec.UNDECIDED, []
+    reason = f"{blocker.id} is violated: the answers this clause compares with are shown wrong already"
+    row.notes = [Note((row.id,), rec.PRECONDITION, reason, blocker.id)]
 
 
 def _unexamined(row: ClauseResult, *, selected: bool) -> None:
@@ -81,9 +94,11 @@ def server_errors_record(exchanges: list[Exchange], records: Iterable[TestRecord
             continue
         reported.add(_request_line(exchange))
         path = exchange.url.removeprefix(base_url.rstrip("/")).split("?", 1)[0]
-        clause = "orders.available" if path == "/store/orders" else "responses.documented"
+        operation = operation_id(exchange.method, exchange.url)
+        clause = clause_of(Kind.NO_SERVER_ERROR, operation, exchange.status) or "responses.documented"
         expected = f"one of the answers §4 documents for {exchange.method} {path or '/'} (never a 5xx)"
-        found = Finding(clause, expected, f"HTTP {exchange.status}", exchange, SERVER_ERRORS_TEST, expectation="no-5xx")
+        kind = Kind.NO_SERVER_ERROR
+        found = Finding(clause, expected, f"HTTP {exchange.status}", exchange, SERVER_ERRORS_TEST, expectation=kind)
         findings.append(found)
     if not findings:
         return None

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Exchange, RunResult, TestRecord
-from petstore_contract.judging import coverage, reask, waivers
+from petstore_contract.judging import coverage, oracle, reask, waivers
 from petstore_contract.judging.verdict import clause_results, decide, server_errors_record, void
 from petstore_contract.reporting import outputs
 from petstore_contract.run import Run
@@ -89,15 +89,20 @@ class Finish:
         counters, server_errors = self._counters()
         records = list(self.records.values())
         unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
+        every = [*records, unreported] if unreported is not None else records
+        # Every exchange of every process was judged by the pipeline (oracle.py): what no test reported.
+        universal = oracle.unreported(self._pipeline()["findings"], every)
+        every = [*every, universal] if universal is not None else every
         # Problems first: asking the findings again must never change the verdict.
         problems = self.problems(exitstatus, counters)
-        every = [*records, unreported] if unreported is not None else records
         reasked = reask.again(every, self.run.transport, self._reask_blocked(exitstatus))
         records, judged = reasked.records[: len(records)], reasked.records
         if reasked.sent:
             counters = self._recounted()
         facts = self.run.facts() | _timing(self.run.settings.started) | counters | processes
         facts["reasked"] = reasked.sent
+        pipeline = self._pipeline()  # the re-asks' answers judged too
+        facts["judged"], facts["unanswered"] = pipeline["judged"], pipeline["unanswered"]
         rows = clause_results(judged)
         if self.key_rejected():
             rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
@@ -119,6 +124,10 @@ class Finish:
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR, NO_TESTS):
             return exitstatus
         return self.result.process_exit_code
+
+    def _pipeline(self) -> dict[str, Any]:
+        """The pipeline's judgements and findings, every process's (from the files beside their counters)."""
+        return oracle.merge(self.run.settings.shared_dir or None, self.run.oracle.to_dict())
 
     def _reask_blocked(self, exitstatus: int) -> str:
         """Why no finding may be asked again ("" when they may)."""

@@ -27,6 +27,7 @@ class Fault:
     generated_only: bool = False
     needs_complete_view: bool = False
     unseen_when_crowded: str = ""  # why the crowded store may hide it (see faults.toml)
+    also_crowded: bool = False  # run on the crowded store too (see faults.toml)
 
 
 def _load() -> tuple[dict[str, Fault], frozenset[str]]:
@@ -42,6 +43,7 @@ def _load() -> tuple[dict[str, Fault], frozenset[str]]:
             generated_only=row.get("generated-only", False),
             needs_complete_view=row.get("needs-complete-view", False),
             unseen_when_crowded=row.get("unseen-when-crowded", ""),
+            also_crowded=row.get("also-crowded", False),
         )
         for name, row in data["faults"].items()
     }

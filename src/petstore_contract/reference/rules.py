@@ -53,6 +53,9 @@ class Rules:
                 out["status"] = out["status"].upper()
             if self.has("list_item_missing_category"):
                 out.pop("categoryId", None)
+            category = out.get("categoryId")
+            if self.has("list_item_category_shifted") and out["id"] % 2 == 0 and type(category) is int:
+                out["categoryId"] = category + 1 if category < INT64_MAX else category - 1
         return out
 
     def deprecation_headers(self, pet_id: int | None) -> dict[str, str]:

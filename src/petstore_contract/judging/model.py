@@ -1,0 +1,99 @@
+"""A model of the store that judges every answer: one animal, one representation.
+
+The document shows no operation that changes an animal (§4: no update, no delete), so an animal's
+name, categoryId and status, once shown, are the same in every answer that shows it.  The model holds,
+per process, the ids seen, each animal as ``GET /pets/{petId}`` first answered it alone and as the
+lists first showed it; an id seen there and then read as absent (404) is a ``read.found`` violation.
+Every Pet of every list (the grid, the
+tables, generated and stateful answers alike) is checked against it: a list item must equal what
+``GET /pets/{petId}`` answers for the same id, and what every other list showed for it.  Checked in
+the spirit of Hypothesis' rule-based state machines: an invariant over every step, whoever took it.
+
+What the document leaves open is not flagged: a status absent in one answer (the status the service
+chose when none was sent is fixed once shown, never required to be shown); the comparison of a read
+with the create answer is ``read.found``'s and ``create.echo``'s (the targeted tests).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from petstore_contract.core.records import Finding, Kind
+from petstore_contract.judging import expect
+
+CLAUSE = "list.item.same"
+FIELDS = ("name", "categoryId", "status")
+MODEL_TEST = "(every exchange of the run): one animal, one representation"
+
+
+def differs(first: dict[str, Any], later: dict[str, Any]) -> str | None:
+    """The first field two representations of one animal disagree on (status only where both show one)."""
+    for name in FIELDS:
+        if name == "status" and ("status" not in first or "status" not in later):
+            continue
+        mine, theirs = first.get(name, "<absent>"), later.get(name, "<absent>")
+        if mine != theirs or type(mine) is not type(theirs):
+            return name
+    return None
+
+
+class StoreModel:
+    """Per process: each id's representation as read alone and as listed, first seen; ids found absent."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.read: dict[int, dict[str, Any]] = {}  # GET /pets/{petId} answered 200
+        self.listed: dict[int, dict[str, Any]] = {}  # a list showed it
+
+    def gone(self, pet_id: int, answer: Any) -> list[Finding]:
+        """A 404 for an id a list or a read showed before: no operation removes an animal (§4)."""
+        with self._lock:
+            shown = self.read.get(pet_id) or self.listed.get(pet_id)
+        if shown is None:
+            return []
+        expected = f"animal {pet_id} found: a list or a read showed it before, and no operation removes one"
+        kind = Kind.STATUS.expectation("200")
+        return [Finding("read.found", expected, "HTTP 404", answer.exchange, MODEL_TEST, expectation=kind)]
+
+    def judge(self, operation: str, pets: Any, answer: Any) -> list[Finding]:
+        """Findings for each Pet of one answer that another answer showed otherwise (``pets`` already
+        judged as Pets by the pipeline)."""
+        if not isinstance(pets, list) or operation not in ("getPet", "listPets"):
+            return []
+        found: list[Finding] = []
+        with self._lock:
+            for pet in pets:
+                if not isinstance(pet, dict) or type(pet.get("id")) is not int:
+                    continue
+                shown = {name: pet[name] for name in FIELDS if name in pet}
+                problem = self._seen(operation, pet["id"], shown)
+                if problem is not None:
+                    name, other, where = problem
+                    found.append(_finding(pet["id"], name, (other, shown), where, answer))
+        return found
+
+    def _seen(self, operation: str, pet_id: int, shown: dict[str, Any]) -> tuple[str, dict[str, Any], str] | None:
+        """(field, the other representation, where it was shown) when this one disagrees; else None."""
+        if operation == "getPet":
+            self.read.setdefault(pet_id, shown)
+            other = self.listed.get(pet_id)
+            where = "a list"
+        else:
+            other = self.read.get(pet_id)
+            where = f"GET /pets/{pet_id}"
+            if other is None:
+                other, where = self.listed.get(pet_id), "another list"
+            self.listed.setdefault(pet_id, shown)
+        if other is None or other is shown:
+            return None
+        name = differs(other, shown)
+        return (name, other, where) if name is not None else None
+
+
+def _finding(pet_id: int, name: str, both: tuple[dict[str, Any], dict[str, Any]], where: str, answer: Any) -> Finding:
+    other, shown = both
+    expected = f"animal {pet_id} with {name}={expect.short(other.get(name, '<absent>'))}, as {where} showed it"
+    observed = f"{name}={expect.short(shown.get(name, '<absent>'))}"
+    kind = Kind.SAME_ANIMAL.expectation(name)
+    return Finding(CLAUSE, expected, observed, answer.exchange, MODEL_TEST, expectation=kind)

@@ -1,0 +1,298 @@
+"""One judging pipeline: every exchange of the run passes the checks that apply to its operation and status.
+
+Whichever part of the run sent a request (the pre-flight request, set-up, the tables sent ahead, a
+targeted test, a generated case, a stateful step, a re-ask), its answer passes the transport's
+watchers (``GuardedAdapter.watchers``); the ``Oracle`` is one of them, in every process, as
+Schemathesis applies its ``@check`` functions to every response.  It judges, from the OpenAPI
+document (``interface/spec.py``) and the check registry (``checks.py``), what holds for any answer whoever
+asked:
+
+- no 5xx; a status the document lists for the operation;
+- the body the document gives that status: a Pet, an array of Pet, an Error whose ``status`` is the
+  HTTP status; the JSON media type on an answer with a body;
+- no ``Deprecation``/``Sunset`` on the current operations (§9.3), a Bearer challenge on a 401;
+- and, from the request alone, what the document decides: a plain valid NewPet of the suite's own
+  (a short name of the run's own, a small categoryId, a PetStatus or none) sent with the valid key
+  is created (201), whichever part of the run sent it (set-up's creates included);
+- every Pet in every answer is one representation of its animal (``model.StoreModel``).
+
+The targeted tests choose what to send and add their own assertions.  A finding the pipeline makes
+is reported only where no test reported the same exchange, or already violated the same clause on the
+same operation (``unreported``): one fault, one clause, no finding counted twice.  Each process
+keeps its judgements and findings beside its counters (``RunGuard.tallies``); the controller merges
+them (``merge``) into one record.  ``judged`` + ``unanswered`` is every request the process sent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from requests.structures import CaseInsensitiveDict
+
+from petstore_contract.core.records import VIOLATED, Exchange, Finding, Kind, Mismatch, TestRecord
+from petstore_contract.core.redaction import Redactor
+from petstore_contract.interface.clauses import success_clause
+from petstore_contract.interface.document import CURRENT_OPERATIONS, INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.interface.spec import answer_schema, documented, operation_id
+from petstore_contract.judging import expect
+from petstore_contract.judging.checks import clause_of
+from petstore_contract.judging.coverage import new_pet
+from petstore_contract.judging.model import StoreModel
+from petstore_contract.transport import COUNTERS_GLOB, Observed
+from petstore_contract.transport.answers import build_exchange
+
+TEST = "(every exchange of the run): the checks that apply to every answer"
+KEPT_PER_CHECK = 3  # findings kept per process for one clause and kind: evidence, not a log
+PLAIN_NAME = 40  # name rules are not shown (§2); a service may refuse long names, never short plain ones
+PLAIN_CATEGORY = 2**31  # a service may refuse large categoryIds (category values are not shown)
+
+
+class _Answer:
+    """An observed exchange read as ``expect.Answer``; the redacted record made only when a check fails."""
+
+    def __init__(self, seen: Observed, redact: Redactor) -> None:
+        self.seen, self.redact = seen, redact
+        self.status = seen.status or 0
+        self.body = seen.body
+        self.headers: CaseInsensitiveDict[str] = CaseInsensitiveDict(seen.headers)
+        self._exchange: Exchange | None = None
+
+    @property
+    def exchange(self) -> Exchange:
+        if self._exchange is None:
+            request = self.seen.request
+            body = request.body if isinstance(request.body, bytes | str) else None
+            self._exchange = build_exchange(
+                self.redact,
+                request.method or "GET",
+                request.url or "",
+                request.headers,
+                body,
+                status=self.seen.status,
+                response_headers=self.seen.headers,
+                response_body=self.seen.body,
+            )
+        return self._exchange
+
+
+class Oracle:
+    """One process's pipeline (a watcher of its adapter): every answer judged, findings as plain data."""
+
+    def __init__(self, api_key: str, redact: Redactor, run_id: str) -> None:
+        self.key, self.redact = api_key, redact
+        # The suite's own plain names (``Run.name``): pc-<run id>-<tag>, letters, digits and dashes.
+        self.plain = re.compile(rf"pc-{re.escape(run_id)}-[A-Za-z0-9-]*") if run_id else None
+        self.model = StoreModel()
+        self._lock = threading.Lock()
+        self.judged = 0
+        self.unanswered = 0
+        self.findings: list[Finding] = []
+        self.admitted: set[int] = set()  # ids handed out for invalid data the service accepted
+        self._kept: Counter[tuple[str, str]] = Counter()
+
+    def __call__(self, seen: Observed) -> None:
+        if seen.status is None:
+            with self._lock:
+                self.unanswered += 1
+            return
+        answer = _Answer(seen, self.redact)
+        found = [] if _throttled(answer) else self.judge(answer)
+        with self._lock:
+            self.judged += 1
+            for finding in found:
+                key = (finding.clause, finding.expectation.partition(":")[0])
+                self._kept[key] += 1
+                if self._kept[key] <= KEPT_PER_CHECK:
+                    self.findings.append(finding)
+
+    def judge(self, answer: _Answer) -> list[Finding]:
+        """Every universal check of one answer, each on its clause (a failed check never stops the others)."""
+        request = answer.seen.request
+        operation = operation_id(request.method or "GET", request.url or "")
+        if not operation:
+            return []  # a method and path the document does not show: its status is left open (§4.4)
+        status = answer.status
+        found: list[Finding] = []
+
+        def check(kind: Kind, run: Any, clause: str | None = None) -> bool:
+            try:
+                run()
+            except Mismatch as mismatch:
+                clause = clause or clause_of(kind, operation, status) or "responses.documented"
+                found.append(_finding(clause, mismatch))
+                return False
+            return True
+
+        if not check(Kind.NO_SERVER_ERROR, lambda: expect.no_server_error(answer)):
+            return found
+        authorization = request.headers.get("Authorization")
+        valid_key = self._valid(authorization)
+        if not valid_key and status != 401:
+            # Without the valid key a request must get 401 whatever else it carries (§5.3): its clause first.
+            clause = "auth.missing" if authorization is None else "auth.invalid"
+            try:
+                expect.status(answer, 401)
+            except Mismatch as mismatch:
+                found.append(_finding(clause, mismatch))
+            return found
+        if valid_key and operation == "createPet" and status != 201 and self._plain_new_pet(request.body):
+            check(Kind.STATUS, lambda: expect.status(answer, 201), success_clause(operation))
+            return found
+        if valid_key and operation == "createPet" and status == 201 and not new_pet(request.body):
+            # Invalid data accepted: the create.reject.* clauses judge it; the animal it made is left out
+            # of the shape checks here and in every later answer (one fault, one clause).
+            self._admitted(answer)
+            return found
+        if not check(Kind.DOCUMENTED_STATUS, lambda: _documented(answer, operation)):
+            return found
+        if answer.body and request.method != "HEAD":
+            check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer))
+        if operation == "getPet" and 200 <= status < 300 and _pet_id(request.url or "") is None:
+            # An id that is no int64 names no animal: an answer that found one is read.not-found's (the
+            # generated tests' negative cases place it there), not a malformed animal to judge here.
+            return found
+        schema = answer_schema(operation, status)
+        if schema == "Pet":
+            if self._invalid_admitted(answer):
+                return found
+            if check(Kind.PET_BODY, lambda: expect.pet(expect.parse_json(answer), "the body", answer.exchange)):
+                found += self.model.judge(operation, [expect.parse_json(answer)], answer)
+        elif schema == "Pet[]":
+            if check(Kind.PET_LIST, lambda: self._pet_list(answer)):
+                found += self.model.judge(operation, self._pet_list(answer), answer)
+        elif schema == "Error":
+            check(Kind.ERROR_BODY, lambda: expect.error_body(answer))
+            if operation == "getPet" and status == 404 and (pet_id := _pet_id(request.url or "")) is not None:
+                found += self.model.gone(pet_id, answer)
+        if operation in CURRENT_OPERATIONS:
+            check(Kind.DEPRECATION_SCOPE, lambda: expect.not_deprecated(answer))
+        if status == 401:
+            check(Kind.BEARER_CHALLENGE, lambda: expect.bearer_challenge(answer))
+        return found
+
+    def _admitted(self, answer: _Answer) -> None:
+        try:
+            body = expect.parse_json(answer)
+        except Mismatch:
+            return
+        if isinstance(body, dict) and type(body.get("id")) is int:
+            with self._lock:
+                self.admitted.add(body["id"])
+
+    def _invalid_admitted(self, answer: _Answer) -> bool:
+        """A read of an animal made from invalid data the service accepted (its clause already judges it)."""
+        pet_id = _pet_id(answer.seen.request.url or "")
+        return pet_id is not None and pet_id in self.admitted
+
+    def _pet_list(self, answer: _Answer) -> list[Any]:
+        """The list's Pets (an array of Pet), but those made from invalid data the service accepted."""
+        expect.status(answer, 200)
+        body = expect.parse_json(answer)
+        if not isinstance(body, list):
+            raise Mismatch("a JSON array of Pet", f"a JSON {type(body).__name__}", answer.exchange, Kind.PET_LIST)
+        kept = [item for item in body if not (isinstance(item, dict) and item.get("id") in self.admitted)]
+        for index, item in enumerate(kept):
+            expect.pet(item, f"item {index} of the list", answer.exchange)
+        return kept
+
+    def _valid(self, header: str | None) -> bool:
+        scheme, _, token = (header or "").partition(" ")
+        return scheme.lower() == "bearer" and token == self.key
+
+    def _plain_new_pet(self, body: Any) -> bool:
+        """A NewPet no compliant service may refuse: the run's own short plain name, a small categoryId,
+        a PetStatus or none, nothing else (a service may refuse long or unusual names, large categories)."""
+        try:
+            data = json.loads(body) if body else None
+        except (ValueError, TypeError):
+            return False
+        if not isinstance(data, dict) or set(data) - {"name", "categoryId", "status"} or self.plain is None:
+            return False
+        name, category = data.get("name"), data.get("categoryId")
+        if not isinstance(name, str) or len(name) > PLAIN_NAME or not self.plain.fullmatch(name) or "twin" in name:
+            return False
+        if type(category) is not int or not -PLAIN_CATEGORY < category < PLAIN_CATEGORY:
+            return False
+        return "status" not in data or data["status"] in STATUSES
+
+    def to_dict(self) -> dict[str, Any]:
+        with self._lock:
+            findings = [finding.to_dict() for finding in self.findings]
+            return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
+
+
+def _throttled(answer: _Answer) -> bool:
+    """An answer the transport waits on and asks again (429, or 503 to a GET/HEAD with Retry-After): the
+    request was not processed (RFC 6585 §4, RFC 9110 §15.6.4); one kept as the final answer is judged
+    as a 5xx by ``verdict.server_errors_record``, as every 5xx the transport keeps."""
+    method = answer.seen.request.method or "GET"
+    later = answer.status == 503 and method in ("GET", "HEAD") and "retry-after" in answer.headers
+    return answer.status == 429 or later
+
+
+def _pet_id(url: str) -> int | None:
+    """The int64 petId a read asked for, None for a path segment that is no int64."""
+    segment = unquote(urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1])
+    pet_id = int(segment) if re.fullmatch(r"-?[0-9]{1,19}", segment) else None
+    return pet_id if pet_id is not None and INT64_MIN <= pet_id <= INT64_MAX else None
+
+
+def _documented(answer: _Answer, operation: str) -> None:
+    if not documented(operation, answer.status):
+        observed = f"HTTP {answer.status} with {expect.body_of(answer)}"
+        expected = f"a status the document lists for {operation}"
+        raise Mismatch(expected, observed, answer.exchange, Kind.DOCUMENTED_STATUS)
+
+
+def _finding(clause: str, mismatch: Mismatch) -> Finding:
+    return Finding(
+        clause, mismatch.expected, mismatch.observed, mismatch.exchange, TEST, expectation=mismatch.expectation
+    )
+
+
+# -- the run's pipeline, every process merged ------------------------------------------------------
+
+
+def merge(directory: str | Path | None, own: dict[str, Any]) -> dict[str, Any]:
+    """Every process's judgements and findings (beside its counters); ``own``: this process's, without a
+    shared directory."""
+    tallies = [own]
+    if directory is not None:
+        tallies = []
+        for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
+            tally = json.loads(path.read_text(encoding="utf-8")).get("oracle")
+            if isinstance(tally, dict):
+                tallies.append(tally)
+    return {
+        "judged": sum(int(t["judged"]) for t in tallies),
+        "unanswered": sum(int(t["unanswered"]) for t in tallies),
+        "findings": [Finding.from_dict(data) for t in tallies for data in t["findings"]],
+    }
+
+
+def unreported(findings: list[Finding], records: list[TestRecord]) -> TestRecord | None:
+    """The pipeline's findings no test reported, as one record: a finding on an exchange and clause a test
+    (or another process) reported already is left out."""
+    reported = {(_line(f.exchange), f.clause) for r in records for f in r.findings if f.exchange is not None}
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding.exchange is None:
+            continue
+        if (_line(finding.exchange), finding.clause) in reported:
+            continue
+        reported.add((_line(finding.exchange), finding.clause))
+        kept.append(finding)
+    if not kept:
+        return None
+    clauses = tuple(dict.fromkeys(f.clause for f in kept))
+    return TestRecord(TEST, clauses, VIOLATED, dict.fromkeys(clauses, VIOLATED), kept)
+
+
+def _line(exchange: Exchange) -> tuple[str, str, int | None]:
+    return (exchange.method, exchange.url, exchange.status)
