@@ -208,7 +208,7 @@ class PetStore:
             chosen = [*chosen[:-1], chosen[0]]
         page = [self.rules.present(p, listed=True) for p in chosen]
         if self.has("list_late_names_wrong") and wanted is None:
-            late = set(list(self.pets)[100:])  # insertion order is creation order
+            late = set(list(self.pets)[100:101])  # insertion order is creation order
             page = [{**p, "name": p["name"].upper()} if p["id"] in late else p for p in page]
         headers = {"X-Total-Count": str(len(matching))} if self.variant.paging_headers else {}
         if self.has("deprecation_on_list"):
