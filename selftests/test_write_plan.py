@@ -8,13 +8,14 @@ value edge the issue names, once, on an empty and on a crowded store.
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from petstore_contract import preparation, writeplan
-from petstore_contract.document import INT64_MAX, INT64_MIN
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN
+from petstore_contract.run import setup, writeplan
 from petstore_contract.selfcheck.killmatrix import Scenario, run_catalog
 
 ORDERS = ("reference", "oldest-first", "by-name")  # newest first, oldest first, by name
@@ -49,6 +50,8 @@ def test_the_plan_holds_every_value_edge(crowded: bool) -> None:
     text = "".join(names)
     assert {ord(c) >> 16 for c in text} >= set(range(17)), "a character of every Unicode plane"
     assert {chr(code) for code in range(0x20)} <= set(text), "every C0 control character, U+0000 included"
+    # Within the usual 1 MiB request limit of proxies (nginx's client_max_body_size default).
+    assert max(len(json.dumps(body, ensure_ascii=False).encode()) for body in bodies.values()) < 2**20
     if crowded:
         assert len(bodies) <= 16, "few animals on a store that never shrinks"
         assert sorted(writeplan.OPEN_GROUP) == sorted(writeplan.OPEN), "every open case in one merged body"
@@ -60,8 +63,8 @@ def test_the_huge_name_stays_within_the_answer_cap() -> None:
 
 
 def test_reads_probe_the_int64_edges() -> None:
-    assert set(preparation._probe_ids([])) >= INT_EDGES
-    assert set(preparation._probe_ids([{"id": 5}])) >= INT_EDGES
+    assert set(setup._probe_ids([])) >= INT_EDGES
+    assert set(setup._probe_ids([{"id": 5}])) >= INT_EDGES
 
 
 @pytest.fixture(scope="module")
