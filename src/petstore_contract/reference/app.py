@@ -250,12 +250,7 @@ class PetStore:
             raise
         if self.has("create_truncates_long_name"):
             pet["name"] = pet["name"][:50]
-        if self.has("create_cuts_name_at_65535"):
-            pet["name"] = pet["name"][:65_535]
-        if self.has("create_cuts_name_at_nul"):
-            pet["name"] = pet["name"].split("\0", 1)[0]
-        if self.has("create_500_on_category_minus_one") and pet["categoryId"] == -1:
-            raise RuntimeError("category -1 is the 'no category' sentinel")
+        self.rules.apply_edge_faults(pet)
         if self.has("create_ascii_names"):
             pet["name"] = "".join(c if ord(c) < 128 else "?" for c in pet["name"])
         if self.has("create_strips_name"):

@@ -1,11 +1,13 @@
 """Set-up: the suite's own data on the target, and what it learns of the store before it judges it.
 
-In a read-write run the suite creates the animals it needs, once per run (also under xdist):
-two of its own per status, created when the store already holds the most it will hold during
-set-up, plus fillers up to 101 animals when the store shows fewer and does not cap its pages.  On
-a store it cannot see whole (a crowded Staging: the interface has no delete) it creates one per
-status and, across the run, only what its clauses need (``CREATES_WHEN_CROWDED``).  Every name
-carries the run's seed and run id.  Read-only runs judge the store as it is.
+In a read-write run the suite creates the animals it needs, once per run (also under xdist), in the
+order of its plan of writes (``writeplan``): two of its own per status and every valid body of the
+create and read tables first, while the store is small enough to show each of them on a page of 100
+whatever the service's list order; then a look at the store; then fillers up to 101 animals when the
+store shows fewer and does not cap its pages.  On a store it cannot see whole (a crowded Staging: the
+interface has no delete) it creates one of its own per status and the tables' bodies merged into a
+few, and, across the run, only what its clauses need.  Every name carries the run id.  Read-only runs
+judge the store as it is.
 """
 
 from __future__ import annotations
