@@ -168,6 +168,14 @@ def created(body: Any = None, **kwargs: Any) -> Callable[[Api], bool]:
     return lambda api: api.post(body, **kwargs).status_code < 300
 
 
+def probe_late_names(api: Api) -> bool:
+    """The 101st animal's name differs in the unfiltered list only (its status page and read are right)."""
+    late = api.seed(101)[-1]
+    listed = [p for p in api.pets(limit=100) if p["id"] == late["id"]]
+    by_status = [p for p in api.pets(limit=100, status=late["status"]) if p["id"] == late["id"]]
+    return listed[0]["name"] != late["name"] and by_status[0] == api.read(late["id"]).json() == late
+
+
 def server_error(method: str, path: str, **kwargs: Any) -> Callable[[Api], bool]:
     def probe(api: Api) -> bool:
         api.seed(3)
@@ -388,6 +396,10 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "list_text_plain": after(1, lambda api: api.get().headers["Content-Type"] != "application/json"),
     "error_html_content_type": lambda api: api.get(key=None).headers["Content-Type"] != "application/json",
     # Odd input
+    "create_500_on_category_minus_one": lambda api: api.post({"name": "Rex", "categoryId": -1}).status_code >= 500,
+    "create_cuts_name_at_65535": echo_differs(name="y" * 70_000),
+    "create_cuts_name_at_nul": echo_differs(name="a\x00b"),
+    "list_late_names_wrong": probe_late_names,
     "create_500_on_control_chars": lambda api: api.post({"name": "a\x01b", "categoryId": 1}).status_code >= 500,
     "list_500_on_filtered_small_page": server_error("GET", "/pets", params={"status": "sold", "limit": 5}),
     "read_500_on_negative_id": server_error("GET", "/pets/-5"),

@@ -8,14 +8,25 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import NOT_SENT, STORE_TOO_LARGE, TARGET, Exchange, Kind, Mismatch, Note, undecided
-from petstore_contract.interface.document import SUNSET_DATE
-from petstore_contract.judging import expect, headers
+from petstore_contract.core.records import (
+    EMPTY_STORE,
+    NOT_SENT,
+    STORE_TOO_LARGE,
+    TARGET,
+    Exchange,
+    Kind,
+    Mismatch,
+    Note,
+    undecided,
+)
+from petstore_contract.interface.document import STATUSES, SUNSET_DATE
+from petstore_contract.interface.spec import schema_errors
+from petstore_contract.judging import expect, headers, store
 from petstore_contract.judging.expect import Judge
 from petstore_contract.run import Run, ahead
 from petstore_contract.run.ahead import sent_ahead
-from petstore_contract.run.api import Request, Row, Unanswered, answered, send_table
-from petstore_contract.run.setup import Seeded, created_pet, need_own
+from petstore_contract.run.api import Request, Row, Unanswered, answered, answers_from_data, send_table
+from petstore_contract.run.setup import Grid, Seeded, created_pet, need_own
 from petstore_contract.transport import Answer
 
 SUNSET_DAY = headers.epoch_day(*SUNSET_DATE)  # §4.3, §9.3
@@ -29,27 +40,21 @@ def _one_read(reads: list[tuple[dict[str, Any], Row]], seeded: Seeded, clause: s
     return reads[-1][1]
 
 
-def _twin_bodies(run: Run) -> dict[str, dict[str, Any]]:
-    """Two animals with one name (new to the run), told apart by their other fields."""
-    name = run.name("twin")
-    return {
-        "first": {"name": name, "categoryId": 11, "status": "available"},
-        "second": {"name": name, "categoryId": 12, "status": "sold"},
-    }
+TWINS = ("twin-first", "twin-second")  # two animals with one name (set-up's plan of writes)
 
 
 @sent_ahead("twins")
 def _twins(run: Run, seeded: Seeded) -> dict[str, Row]:
-    """Both twins created side by side, then each read back by the id it was given."""
+    """Both twins as set-up created them (side by side), then each read back by the id it was given."""
+    plan = {k: seeded.plan[k] for k in TWINS if k in seeded.plan}
+    created = answers_from_data({k: {f: v for f, v in row.items() if f != "sent"} for k, row in plan.items()})
 
     def send() -> dict[str, Row]:
-        posts = {key: Request("POST", "/pets", json_body=body) for key, body in _twin_bodies(run).items()}
-        created = send_table(run.api, posts)
         pets = {key: created_pet(answer) for key, answer in created.items()}
         reads = {f"read-{key}": Request("GET", f"/pets/{pet['id']}") for key, pet in pets.items() if pet is not None}
-        return created | send_table(run.api, reads)
+        return send_table(run.api, reads)
 
-    return run.once_answers("twins", send)
+    return created | run.once_answers("twins", send)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +67,9 @@ def twins(run: Run, seeded: Seeded) -> dict[str, Row]:
 def test_an_id_names_one_animal_when_names_repeat(twins: dict[str, Row], run: Run, judge: Judge) -> None:
     """An id names one animal: a service that accepts a name twice (§2 leaves name rules open, so it
     may refuse the second) reads each animal back by its own id, not by its name."""
-    created = {key: created_pet(twins[key]) for key in _twin_bodies(run)}
+    if not all(key in twins for key in TWINS):
+        raise undecided("read.found", EMPTY_STORE, "read-only run: the suite created no twins")
+    created = {key: created_pet(twins[key]) for key in TWINS}
     if None in created.values():
         return  # a name refused the second time (or nothing created: create.created judges that)
     for key, pet in created.items():
@@ -262,3 +269,94 @@ def test_sunset_names_5_december_2030_after_deprecation(
                 f"Sunset: {sunset}, Deprecation: {deprecated}",
                 answer.exchange,
             )
+
+
+FIELDS = ("id", "name", "categoryId", "status")
+
+
+def _looks(seeded: Seeded, grid: Grid) -> list[tuple[store.Page, Answer, bool, bool]]:
+    """Every limit=100 list page the suite read after creating its animals: (page, answer, seen
+    whole, fillers created before it): the early look (set-up's plan created, no filler yet) and the
+    grid (the store as set-up left it)."""
+    early_answers = answers_from_data(seeded.early)
+    early = {q: (page, early_answers[f"{q[0]}|{q[1]}"]) for q in _LOOKED if (page := _early_page(early_answers, q))}
+    late = {q: (grid.pages[q], grid.answers[q]) for q in _LOOKED if q in grid.pages}
+    cap = grid.cap_seen
+    looks = []
+    for shown, filled in ((early, False), (late, True)):
+        statuses = [shown[(s, 100)][0] for s in STATUSES if (s, 100) in shown]
+        for (status, _), (page, answer) in shown.items():
+            if status is None:
+                whole = len(statuses) == len(STATUSES) and store.whole_store(page, statuses)
+            else:
+                whole = store.seen_whole(page, cap)
+            looks.append((page, answer, whole, filled))
+    return looks
+
+
+_LOOKED = [(status, 100) for status in (None, *STATUSES)]
+
+
+def _early_page(answers: dict[str, Row], query: tuple[str | None, int]) -> store.Page | None:
+    row = answers.get(f"{query[0]}|{query[1]}")
+    if not isinstance(row, Answer):
+        return None
+    try:
+        return store.Page(query[0], query[1], tuple(expect.pet_list(row)))
+    except Mismatch:
+        return None  # list.shape judges the grid's pages
+
+
+@pytest.mark.writes
+@pytest.mark.clause("list.found")
+def test_every_animal_created_is_listed_as_created(seeded: Seeded, grid: Grid, judge: Judge) -> None:
+    """Every animal set-up created (its own, the create and read tables' bodies, the fillers) is listed
+    unfiltered and under the status the service showed for it (the one it chose when none was sent),
+    with the fields its create answer showed.  Set-up's plan of writes puts the animals with variations
+    on a page of 100 whatever the service's order (the early look); the fillers are seen in the grid.
+    Missing from a page that lists the whole store is a violation (a status page's is
+    list.status.found's); an animal no page the suite read could show leaves the clause undecided.
+    The one exception is the filler that takes the store past 100 (created last, read back by id):
+    listed oldest first, no unfiltered page of 100 can show it, by construction."""
+    pets = {i: p for i, p in seeded.created.items() if i not in seeded.repeated and not schema_errors("Pet", p)}
+    if not pets:
+        need_own(seeded, "list.found", read_only=False)
+    looks = _looks(seeded, grid)
+    placed: set[tuple[str, str | None]] = set()
+    for page, answer, _, _ in looks:
+        for item in page.pets:
+            pet = pets.get(str(item.get("id")))
+            if pet is None or (page.status is not None and pet.get("status") != page.status):
+                continue  # not the suite's, or under another status (list.status.filter judges that)
+            placed.add((str(pet["id"]), page.status))
+            with judge("list.found"):
+                for field in FIELDS:
+                    want, got = pet.get(field, "<absent>"), item.get(field, "<absent>")
+                    if want != got or type(want) is not type(got):
+                        raise Mismatch(
+                            f"id {pet['id']} listed as created, {field}={expect.short(want)}",
+                            f"{field}={expect.short(got)}",
+                            answer.exchange,
+                            f"same-field:{field}",
+                        )
+    newest = str((seeded.newest or {}).get("id"))
+    unplaced = []
+    for pet_id, pet in pets.items():
+        for status in (None, pet.get("status")) if pet.get("status") in STATUSES else (None,):
+            if (pet_id, status) in placed or (status is None and pet_id == newest):
+                continue
+            filler = pet_id in seeded.filler_ids
+            wholes = [(p, a) for p, a, whole, late in looks if whole and p.status == status and (late or not filler)]
+            if not wholes:
+                unplaced.append(f"id {pet_id} ({'unfiltered' if status is None else status})")
+            elif status is None:
+                with judge("list.found"):
+                    page, answer = wholes[0]
+                    raise Mismatch(
+                        f"id {pet_id} in {page.query()}, which lists the whole store",
+                        f"{page.size} animals, not it",
+                        answer.exchange,
+                    )
+    if unplaced and not judge.findings:
+        reason = f"{len(unplaced)} of the suite's animals lie past every page it read, e.g. {unplaced[0]}"
+        raise undecided("list.found", STORE_TOO_LARGE, reason)

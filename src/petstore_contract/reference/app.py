@@ -37,7 +37,7 @@ from petstore_contract.reference.rules import (
 )
 from petstore_contract.reference.variants import REFERENCE, Variant
 
-MAX_BODY_BYTES = 1_000_000
+MAX_BODY_BYTES = 4_000_000  # a NewPet with a name of a million characters fits (the suite sends one)
 
 
 class PetStore:
@@ -182,6 +182,8 @@ class PetStore:
         if self.has("list_status_ignores_limit") and wanted is not None:
             limit = 100
         pets = sorted(self.pets.values(), key=lambda p: p["id"], reverse=self.variant.newest_first)
+        if self.variant.by_name:
+            pets.sort(key=lambda p: p["name"])  # stable: ties keep the order by id
         if self.has("list_hides_newest") and self.pets:
             newest = max(self.pets)
             pets = [p for p in pets if p["id"] != newest]
@@ -205,6 +207,9 @@ class PetStore:
         if self.has("list_repeats_animal") and len(matching) > size >= 2:
             chosen = [*chosen[:-1], chosen[0]]
         page = [self.rules.present(p, listed=True) for p in chosen]
+        if self.has("list_late_names_wrong") and wanted is None:
+            late = set(list(self.pets)[100:101])  # insertion order is creation order
+            page = [{**p, "name": p["name"].upper()} if p["id"] in late else p for p in page]
         headers = {"X-Total-Count": str(len(matching))} if self.variant.paging_headers else {}
         if self.has("deprecation_on_list"):
             headers |= {"Deprecation": DEPRECATION, "Sunset": SUNSET}
@@ -245,6 +250,7 @@ class PetStore:
             raise
         if self.has("create_truncates_long_name"):
             pet["name"] = pet["name"][:50]
+        self.rules.apply_edge_faults(pet)
         if self.has("create_ascii_names"):
             pet["name"] = "".join(c if ord(c) < 128 else "?" for c in pet["name"])
         if self.has("create_strips_name"):

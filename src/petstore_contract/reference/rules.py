@@ -205,6 +205,15 @@ class Rules:
             return int(float(value))
         return value
 
+    def apply_edge_faults(self, pet: dict[str, Any]) -> None:
+        """Faults at the edges of what §2 allows (issue 30): a TEXT column, a C string, a sentinel."""
+        if self.has("create_cuts_name_at_65535"):
+            pet["name"] = pet["name"][:65_535]
+        if self.has("create_cuts_name_at_nul"):
+            pet["name"] = pet["name"].split("\0", 1)[0]
+        if self.has("create_500_on_category_minus_one") and pet["categoryId"] == -1:
+            raise RuntimeError("category -1 is the 'no category' sentinel")
+
     def validate_status(self, body: dict[str, Any]) -> Any:
         if "status" not in body:
             if self.has("create_default_status_null"):

@@ -46,6 +46,8 @@ class Variant:
     # A page size cap below limit (§4.1: limit is a maximum, not a promise).
     page_cap: int = 100
     newest_first: bool = True
+    # Another list order (§4.1 shows none): by name, then id (``newest_first`` then orders ties).
+    by_name: bool = False
     # Animals in the store before the run starts (other clients' data): preloaded-<n>.
     preload: int = 0
     # Another client adding animals while the run goes on: every background_every-th request
@@ -116,6 +118,17 @@ VARIANTS: dict[str, Variant] = {
             newest_first=False,
             error_code_style="upper",
             www_authenticate='Bearer realm="api", error="invalid_token", error_description="bad key"',
+        ),
+        Variant(
+            name="oldest-first",
+            summary="lists the animals oldest first (a page of 100 never shows the 101st animal created)",
+            newest_first=False,
+        ),
+        Variant(
+            name="by-name",
+            summary="lists the animals by name (code point order), then oldest first",
+            newest_first=False,
+            by_name=True,
         ),
         Variant(
             name="status-omitted",

@@ -1,11 +1,13 @@
 """Set-up: the suite's own data on the target, and what it learns of the store before it judges it.
 
-In a read-write run the suite creates the animals it needs, once per run (also under xdist):
-two of its own per status, created when the store already holds the most it will hold during
-set-up, plus fillers up to 101 animals when the store shows fewer and does not cap its pages.  On
-a store it cannot see whole (a crowded Staging: the interface has no delete) it creates one per
-status and, across the run, only what its clauses need (``CREATES_WHEN_CROWDED``).  Every name
-carries the run's seed and run id.  Read-only runs judge the store as it is.
+In a read-write run the suite creates the animals it needs, once per run (also under xdist), in the
+order of its plan of writes (``writeplan``): two of its own per status and every valid body of the
+create and read tables first, while the store is small enough to show each of them on a page of 100
+whatever the service's list order; then a look at the store; then fillers up to 101 animals when the
+store shows fewer and does not cap its pages.  On a store it cannot see whole (a crowded Staging: the
+interface has no delete) it creates one of its own per status and the tables' bodies merged into a
+few, and, across the run, only what its clauses need.  Every name carries the run id.  Read-only runs
+judge the store as it is.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.judging import expect, store
-from petstore_contract.run import Run
+from petstore_contract.run import Run, writeplan
 from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
 from petstore_contract.transport import Answer
 
@@ -52,6 +54,12 @@ class Seeded:
     # The first own animal of each status as POST /pets answered it (``api.answers_to_data``): on a
     # crowded store the create tests judge these instead of creating more.
     own_answers: dict[str, Any] = field(default_factory=dict)
+    # The plan of writes (``writeplan``): each body by key, and what POST /pets answered for it.
+    plan: dict[str, Any] = field(default_factory=dict)
+    created: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> every Pet set-up created
+    early: dict[str, Any] = field(default_factory=dict)  # the early look (``_early_look``), as data
+    filler_ids: list[str] = field(default_factory=list)
+    newest: dict[str, Any] | None = None  # the animal set-up created last, when it filled the store
 
     @property
     def crowded(self) -> bool:
@@ -97,7 +105,8 @@ def _probe_ids(before: list[dict[str, Any]]) -> list[int]:
     """Ids nobody has been handed out yet as far as the suite can tell: next ones, small, huge."""
     ids = [p["id"] for p in before if isinstance(p.get("id"), int)]
     top = max(ids, default=0)
-    candidates = [top + 1, top + 2, 0, -1, INT64_MAX - 7]
+    # The next ids, then the edges of int64 a service may store in a narrower type (§4.3: petId is int64).
+    candidates = [top + 1, top + 2, 0, -1, INT64_MAX - 7, 2**31 - 1, 2**31, 2**53 + 1, INT64_MIN, INT64_MAX]
     return [i for i in dict.fromkeys(candidates) if i not in ids and INT64_MIN <= i <= INT64_MAX]
 
 
@@ -131,23 +140,22 @@ def seed(run: Run, api: Api) -> Seeded:
         seeded.listed_after_probes = [pet_id for pet_id in answered if pet_id in listed]
     if run.read_only:
         return seeded
-    first = pages[0]
-    own_count = (OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED) * len(STATUSES)
-    fillers = store.fillers_needed(first, own_count) if first and seeded.whole_before else 0
-    bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
-    bodies += [run.new_pet(f"own-{n}", STATUSES[n % 3], categoryId=100 + n) for n in range(own_count)]
-    created = _create(api, bodies[:fillers])
-    # The suite's own animals come last, when the store holds the most it will during set-up.  The
-    # first goes alone: the ids right after the one it is given are read before the others are
-    # created, so that on a store too large to see whole an id that answered 200 and is then handed
-    # to the suite's own animal proves an animal invented on read (read.not-found).
-    created += _create(api, bodies[fillers : fillers + 1])
+    own = writeplan.own_bodies(run, (OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED) * 3)
+    plan = writeplan.plan_bodies(run, seeded.crowded)
+    # The plan of writes: the suite's own animals and every body carrying a variation first, while
+    # the store is small enough to show each on a page of 100 whatever the service's order; then
+    # a look at the store (every animal on a page, if it is seen whole); the fillers last.  The
+    # first own animal goes alone: the ids right after the one it is given are read before the
+    # others are created, so that on a store too large to see whole an id that answered 200 and is
+    # then handed to the suite's own animal proves an animal invented on read (read.not-found).
+    created = _create(api, own[:1])
     marker = created_pet(created[-1]) if created else None
     if marker is not None and not seeded.whole_before:
         seeded.probes |= _probes_after(api, seeded, marker["id"])
-    created += _create(api, bodies[fillers + 1 :])
-    for body, answer in zip(bodies, created, strict=True):
-        pet = created_pet(answer)
+    keys = list(plan)
+    created += _create(api, own[1:] + [plan[key] for key in keys])
+    for body, answer in zip(own, created, strict=False):
+        pet = _keep(seeded, body, answer)
         if pet is None:
             # A refused plain NewPet is itself a create.created violation, reported with its exchange by
             # the pipeline of every exchange (oracle.py); here it only blocks what needed the animal.
@@ -158,15 +166,45 @@ def seed(run: Run, api: Api) -> Seeded:
             )
             seeded.problem = f"POST /pets {said}: the suite could not create its animals"
             continue
-        if str(pet["id"]) in seeded.sent:
-            seeded.repeated.append(str(pet["id"]))  # answered side by side: which body it holds now is unknown
-        seeded.sent[str(pet["id"])] = {**body, "status": pet.get("status")}  # what the service stored
-        if body["name"].startswith(run.name("own-")):
-            seeded.own.append(pet)
-            if isinstance(answer, Answer) and body["status"] not in seeded.own_answers:
-                seeded.own_answers[body["status"]] = {"sent": body, **answers_to_data({"a": answer})["a"]}
-    seeded.fillers = fillers
+        seeded.own.append(pet)
+        if isinstance(answer, Answer) and body["status"] not in seeded.own_answers:
+            seeded.own_answers[body["status"]] = {"sent": body, **answers_to_data({"a": answer})["a"]}
+    for key, answer in zip(keys, created[len(own) :], strict=True):
+        _keep(seeded, plan[key], answer)
+        seeded.plan[key] = {"sent": plan[key], **answers_to_data({"a": answer})["a"]}
+    if seeded.whole_before:
+        seeded.early = answers_to_data(_early_look(api))
+        fillers = store.fillers_needed(pages[0], len(seeded.sent)) if pages[0] else 0
+        bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
+        # The last filler alone: the animal set-up created last, read back by its id (reads that lag
+        # behind writes show there).
+        made = _create(api, bodies[:-1])
+        made += _create(api, bodies[-1:])
+        for body, answer in zip(bodies, made, strict=True):
+            pet = _keep(seeded, body, answer)
+            if pet is not None:
+                seeded.newest = pet
+                seeded.filler_ids.append(str(pet["id"]))
+        seeded.fillers = fillers
     return seeded
+
+
+def _keep(seeded: Seeded, body: dict[str, Any], answer: Row) -> dict[str, Any] | None:
+    """Records one create of set-up: the Pet it answered (or None)."""
+    pet = created_pet(answer)
+    if pet is None:
+        return None
+    if str(pet["id"]) in seeded.sent:
+        seeded.repeated.append(str(pet["id"]))  # answered side by side: which body it holds now is unknown
+    seeded.sent[str(pet["id"])] = {**body, "status": pet.get("status")}  # what the service stored
+    seeded.created[str(pet["id"])] = pet
+    return pet
+
+
+def _early_look(api: Api) -> dict[str, Row]:
+    """The store once the plan's animals exist and before any filler: every status page and the
+    unfiltered page (limit=100), side by side.  Fuller pages come later, in the grid."""
+    return send_table(api, {_grid_key((status, 100)): _list_request(status, 100) for status in store.FILTERS})
 
 
 def _create(api: Api, bodies: list[dict[str, Any]]) -> list[Row]:
@@ -246,6 +284,8 @@ def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) ->
 def _reads(run: Run, api: Api, seeded: Seeded) -> list[tuple[dict[str, Any], Row]]:
     """Each of the suite's own animals read back, side by side (or, read-only, a few listed ones)."""
     pets = seeded.own if seeded.own else ([] if not run.read_only else seeded.before[:6])
+    if seeded.own and seeded.newest is not None:
+        pets = [*pets, seeded.newest]  # the animal created last (a filler), read right after set-up's writes
     table = {str(pet["id"]): Request("GET", f"/pets/{pet['id']}") for pet in pets}
     answers = run.once_answers("reads", lambda: send_table(api, table))
     return [(pet, answers[str(pet["id"])]) for pet in pets]

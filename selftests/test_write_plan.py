@@ -1,0 +1,85 @@
+"""Issue 30, principles 2 and 4: set-up's plan of writes and the values at the edges of int64 and of names.
+
+On an empty store, whatever the service's list order (newest first, oldest first, by name), every
+animal set-up created is seen on every list path (``list.found`` conforms: it is undecided as soon as
+one animal lies past every page the suite read) and the run is conformant.  The plan holds every
+value edge the issue names, once, on an empty and on a crowded store.
+"""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from devtools.killmatrix import Scenario, run_catalog
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN
+from petstore_contract.run import setup, writeplan
+
+ORDERS = ("reference", "oldest-first", "by-name")  # newest first, oldest first, by name
+INT_EDGES = {0, -1, 2**31 - 1, 2**31, 2**53 + 1, INT64_MIN, INT64_MAX}
+
+
+class _Run:
+    """What ``plan_bodies`` asks of a run: names and the answer cap."""
+
+    def __init__(self, max_body_bytes: int = 4_000_000) -> None:
+        self.settings = SimpleNamespace(max_body_bytes=max_body_bytes, run_id="t")
+        self.count = 0
+
+    def name(self, tag: str) -> str:
+        return f"pc-t-{tag}"
+
+    def new_pet(self, tag: str, status: str | None, **fields: Any) -> dict[str, Any]:
+        self.count += 1
+        body: dict[str, Any] = {"name": self.name(f"{tag}-{self.count}"), "categoryId": 1, **fields}
+        return body | ({"status": status} if status else {})
+
+
+@pytest.mark.parametrize("crowded", [False, True], ids=["empty", "crowded"])
+def test_the_plan_holds_every_value_edge(crowded: bool) -> None:
+    bodies = writeplan.plan_bodies(_Run(), crowded)  # type: ignore[arg-type]
+    names = [body["name"] for body in bodies.values()]
+    categories = {body["categoryId"] for body in bodies.values()}
+    assert categories >= INT_EDGES
+    assert "" in names and any(len(n) == 1 for n in names)
+    assert any(len(n) == 10_000 for n in names)
+    assert any(len(n) == 1_000_000 for n in names)
+    text = "".join(names)
+    assert {ord(c) >> 16 for c in text} >= set(range(17)), "a character of every Unicode plane"
+    assert {chr(code) for code in range(0x20)} <= set(text), "every C0 control character, U+0000 included"
+    # Within the usual 1 MiB request limit of proxies (nginx's client_max_body_size default).
+    assert max(len(json.dumps(body, ensure_ascii=False).encode()) for body in bodies.values()) < 2**20
+    if crowded:
+        assert len(bodies) <= 16, "few animals on a store that never shrinks"
+        assert sorted(writeplan.OPEN_GROUP) == sorted(writeplan.OPEN), "every open case in one merged body"
+
+
+def test_the_huge_name_stays_within_the_answer_cap() -> None:
+    bodies = writeplan.plan_bodies(_Run(max_body_bytes=600_000), crowded=False)  # type: ignore[arg-type]
+    assert len(bodies["open-long-1000000"]["name"]) == 200_000
+
+
+def test_reads_probe_the_int64_edges() -> None:
+    assert set(setup._probe_ids([])) >= INT_EDGES
+    assert set(setup._probe_ids([{"id": 5}])) >= INT_EDGES
+
+
+@pytest.fixture(scope="module")
+def orders() -> dict[Scenario, Any]:
+    return run_catalog(chosen=[Scenario("variant", name) for name in ORDERS])
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_every_animal_is_seen_on_every_path_whatever_the_order(orders: dict[Scenario, Any], order: str) -> None:
+    run = orders[Scenario("variant", order)]
+    clauses = {c["id"]: c for c in run.summary.get("clauses", ())}
+    assert run.verdict == "conformant", run.output[-2000:]
+    found = clauses["list.found"]
+    assert found["outcome"] == "conforms", found
+    # Every animal set-up created (101 on an empty store), unfiltered and under its status.
+    assert found["exchanges"] >= 2 * 100, found
+    for clause in ("create.echo", "read.found", "list.status.found", "list.limit.maximum"):
+        assert clauses[clause]["outcome"] == "conforms", clauses[clause]

@@ -1,0 +1,150 @@
+"""The plan of writes: the valid NewPets the suite sends, which set-up creates before anything else.
+
+On an empty store the suite creates about 180 animals, and a service that lists oldest first never
+shows one created after the hundredth.  So every animal whose body carries a variation (each
+status, no status, a client-chosen id, unusual names, values at the edges of int64, two animals
+sharing a name) is created first, while the store is small enough to show it on a page of 100
+whatever the service's order; the fillers that take the store past 100 come after them
+(``preparation.seed``).  The create and read tests judge the answers set-up got for these bodies.
+
+Values at the edges of what the document allows (§2: ``name`` is a string with no constraint shown;
+``categoryId`` and ``petId`` are int64) are valid requests: each must be answered 201 with the value
+echoed and stored exactly, or 400 with an Error body (name rules and category records are not shown,
+so a service may refuse any of them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.run import Run
+
+CLIENT_ID = 9_007_199_254_740_993  # above 2**53: a client-chosen id no service would pick by chance
+HUGE_NAME = 1_000_000  # characters: a 1 MB request, echoed and listed (see ``huge_name``)
+
+# Plain NewPets: the service must create each (201) and echo it exactly.
+PLAIN = {"available": {"status": "available"}, "pending": {"status": "pending"}, "sold": {"status": "sold"}}
+
+# One character of every Unicode plane (0-16), none a noncharacter: planes 4-13 are unassigned and
+# 15-16 private use, all of them scalar values a JSON string carries.
+PLANES = "".join(chr(plane * 0x10000 + 0x20AC) for plane in range(17))
+# Every C0 control character, U+0000 included, between text (a store that cuts at NUL keeps "c0:").
+CONTROLS = "c0:" + "".join(chr(code) for code in range(0x20)) + ":end"
+
+# Valid by type, but the document leaves the service free to refuse them (§2 Gaps: name rules not
+# shown; category records not shown): 201 and an exact echo, or a 400 Error.
+OPEN: dict[str, dict[str, Any]] = {
+    "unicode": {"name": "Ŝnuĉjo 🐶 猫 Ωmega"},
+    # The whole of Unicode is a string (§2): no normalisation, folding or stripping on the way.
+    "decomposed": {"name": "Cafe\u0301 Zoe\u0308 n\u0303"},  # NFD: an NFC-normalising store changes it
+    "compatibility": {"name": "\ufb01ne \u2460 \uff2b \U0001d518"},  # NFKC folds each of them
+    "joiners": {"name": "Rex\u200dDog\u200b\u2060"},  # zero-width joiner, space and word joiner
+    "astral": {"name": "\U0001f408\u200d\u2b1b \U0001f9ae"},  # beyond the BMP (surrogate pairs in UTF-16)
+    "right-to-left": {"name": "\u05e9\u05dc\u05d5\u05dd Rex \u0645\u0631\u062d\u0628\u0627"},
+    "controls": {"name": "Rex\tthe\ncat"},
+    "int64-max-category": {"categoryId": INT64_MAX},
+    "int64-min-category": {"categoryId": INT64_MIN},
+    "negative-category": {"categoryId": -5},
+    "zero-category": {"categoryId": 0},
+    "spaces": {"name": "  Spacey  "},
+    "markup": {"name": 'O\'Brien "the" <cat> & \\dog'},
+    "long-300": {"name": "L" * 300},
+    "long-10000": {"name": "N" * 10_000},
+    "empty": {"name": ""},
+    "whitespace": {"name": "   "},
+    # Value edges (principle 4 of issue 30): each alone on an empty store, so that a refusal hides
+    # no other case.
+    "one-char": {"name": "x"},
+    "planes": {"name": PLANES},
+    "c0-controls": {"name": CONTROLS},
+    "long-1000000": {"name": "H" * HUGE_NAME},
+    "minus-one-category": {"categoryId": -1},
+    "int32-max-category": {"categoryId": 2**31 - 1},
+    "int32-overflow-category": {"categoryId": 2**31},
+    "beyond-double-category": {"categoryId": 2**53 + 1},
+}
+# On a store too large to see whole, the open cases go out merged into a few bodies (each animal
+# created stays there: no delete), every case's value in one of them: a case is judged by the echo of
+# its body.  A service that refuses a merged body (a name too long, say) leaves its cases undecided.
+# The names of one character and of a million stay alone (merged they would be neither).
+OPEN_WHEN_CROWDED = {
+    "text": (
+        "unicode",
+        "decomposed",
+        "compatibility",
+        "joiners",
+        "astral",
+        "right-to-left",
+        "controls",
+        "markup",
+        "planes",
+        "c0-controls",
+        "spaces",
+        "int64-max-category",
+    ),
+    "long-300": ("long-300", "int64-min-category"),
+    "long-10000": ("long-10000", "negative-category"),
+    "empty": ("empty", "zero-category"),
+    "whitespace": ("whitespace", "int32-overflow-category"),
+    "one-char": ("one-char", "int32-max-category"),
+    "long-1000000": ("long-1000000", "beyond-double-category"),
+    "minus-one": ("minus-one-category",),
+}
+OPEN_GROUP = {case: group for group, cases in OPEN_WHEN_CROWDED.items() for case in cases}
+
+
+def huge_name(max_body_bytes: int) -> int:
+    """The longest name sent: a million characters, or what the run's answer cap (``--contract-max-body-bytes``)
+    lets the suite read back in a page of 100 beside other animals (a third of the cap)."""
+    return min(HUGE_NAME, max_body_bytes // 3)
+
+
+def open_case(case: str, max_body_bytes: int) -> dict[str, Any]:
+    fields = OPEN[case]
+    if case == "long-1000000":
+        return {"name": "H" * huge_name(max_body_bytes)}
+    return fields
+
+
+def merged(cases: tuple[str, ...], max_body_bytes: int) -> dict[str, Any]:
+    """One body holding every case's value: names one after another ("spaces" last, so its edges stay edges)."""
+    fields = [open_case(case, max_body_bytes) for case in cases]
+    names = [f["name"] for f in fields if "name" in f]
+    body: dict[str, Any] = {"name": "".join(names)} if names else {}
+    for f in fields:
+        if "categoryId" in f:
+            body["categoryId"] = f["categoryId"]
+    return body
+
+
+def twin_bodies(name: str) -> dict[str, dict[str, Any]]:
+    """Two animals with one name (new to the run), told apart by their other fields."""
+    return {
+        "twin-first": {"name": name, "categoryId": 11, "status": "available"},
+        "twin-second": {"name": name, "categoryId": 12, "status": "sold"},
+    }
+
+
+def plan_bodies(run: Run, crowded: bool) -> dict[str, dict[str, Any]]:
+    """The valid bodies of the create and read tables, by key.  On a crowded store the plain creates
+    are set-up's own animals and the open cases go out merged."""
+    cap = run.settings.max_body_bytes
+    bodies: dict[str, dict[str, Any]] = {}
+    for status in PLAIN if not crowded else ():
+        bodies[f"plain-{status}"] = run.new_pet("plain", status)
+    if crowded:
+        opened = {name: merged(cases, cap) for name, cases in OPEN_WHEN_CROWDED.items()}
+    else:
+        opened = {name: open_case(name, cap) for name in OPEN}
+    for name, fields in opened.items():
+        bodies[f"open-{name}"] = {**run.new_pet("open", "available"), **fields}
+    bodies["client-id"] = {**run.new_pet("client-id", "pending"), "id": CLIENT_ID}
+    bodies["no-status"] = run.new_pet("no-status", None)
+    bodies |= twin_bodies(run.name("twin"))
+    return bodies
+
+
+def own_bodies(run: Run, count: int) -> list[dict[str, Any]]:
+    """Set-up's own animals, spread over the statuses (read back by the read and auth tests)."""
+    return [run.new_pet(f"own-{n}", STATUSES[n % 3], categoryId=100 + n) for n in range(count)]
