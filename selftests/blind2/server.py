@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
 
         def watch_stdin() -> None:
             try:
-                while sys.stdin.buffer.read1(4096):
+                while os.read(0, 4096):
                     pass
             except (OSError, ValueError):
                 pass
@@ -142,7 +142,8 @@ def main(argv: list[str]) -> int:
             close()
         except Exception:  # noqa: BLE001 - stopping anyway
             pass
-    return 0
+    sys.stdout.flush()
+    os._exit(0)  # daemon threads (uvicorn, the gateway, stdin) end with the process
 
 
 if __name__ == "__main__":
