@@ -55,9 +55,7 @@ class PetStore:
         return flag in self.flags
 
     # errors ---------------------------------------------------------------
-    def error(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
-    ) -> Response:
+    def error(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
         body: dict[str, Any] = {"code": code, "message": message, "status": status}
         if status == 404 and self.on("read_404_detail"):
             body = {"detail": "Not Found"}
@@ -70,9 +68,7 @@ class PetStore:
         if status == 400 and self.on("problem_json_400"):
             problem = {"type": "about:blank", "title": "Bad Request", "status": 400}
             problem["detail"] = message
-            return JSONResponse(
-                problem, 400, headers=headers, media_type="application/problem+json"
-            )
+            return JSONResponse(problem, 400, headers=headers, media_type="application/problem+json")
         return JSONResponse(body, status, headers=headers)
 
     def bad_request(self, message: str, missing: str | None = None) -> Reply:
@@ -232,9 +228,7 @@ class PetStore:
         if category is not None or not self.on("missing_category_accepted"):
             if not isinstance(category, int) or isinstance(category, bool):
                 raise self.bad_request("categoryId must be an int64 integer")
-            if not INT64_MIN <= category <= INT64_MAX and not self.on(
-                "category_beyond_int64_500"
-            ):
+            if not INT64_MIN <= category <= INT64_MAX and not self.on("category_beyond_int64_500"):
                 raise self.bad_request("categoryId must be an int64 integer")
         status = body.get("status")
         if "status" in body:

@@ -81,9 +81,7 @@ class Client:
         what = f"{method} {path}"
         for _ in range(6):
             try:
-                r = self.session.request(
-                    method, self.base + path, headers=headers, data=data, timeout=TIMEOUT
-                )
+                r = self.session.request(method, self.base + path, headers=headers, data=data, timeout=TIMEOUT)
             except requests.RequestException as exc:
                 raise AssertionError(f"{what}: transport error {exc!r}") from None
             if r.status_code == 429 and r.headers.get("Retry-After", "").isdigit():
@@ -239,6 +237,7 @@ def auth_invalid(c: Client) -> None:
     ]
     for header in bad:
         expect_401(c.call("GET", "/pets", auth=header))
+    for header in bad[:4]:
         expect_401(c.create({"name": unique("Rex"), "categoryId": 1}, auth=header))
         expect_401(c.call("GET", f"/pets/{pet['id']}", auth=header))
         expect_401(c.call("GET", "/store/orders", auth=header))
@@ -278,10 +277,10 @@ def list_status_filter(c: Client) -> None:
 def list_matches_read(c: Client) -> None:
     """A list item is the same Pet as GET /pets/{id} answers."""
     new_pet(c, name="Bartholomew " + "the Magnificent " * 6, status="pending")
-    for query in ("?limit=100", "?status=pending&limit=100", ""):
+    for query in ("?limit=100", "?status=pending&limit=100"):
         answer = c.call("GET", f"/pets{query}")
         items = expect_list(answer, 100)
-        sample = items[:4] + items[-4:] + [i for i in items if len(i["name"]) > 64]
+        sample = items[:3] + items[-3:] + [i for i in items if len(i["name"]) > 64]
         for item in sample:
             read = c.call("GET", f"/pets/{item['id']}")
             assert read.status == 200, f"{read!r}: a listed animal reads"

@@ -126,9 +126,7 @@ class Gateway:
         if self.on("gw_strips_www_authenticate"):
             resp_headers = [(k, v) for k, v in resp_headers if k.lower() != "www-authenticate"]
         if self.on("gw_adds_deprecation") and target.startswith("/v1/pets"):
-            resp_headers = [
-                (k, v) for k, v in resp_headers if k.lower() not in ("deprecation", "sunset")
-            ]
+            resp_headers = [(k, v) for k, v in resp_headers if k.lower() not in ("deprecation", "sunset")]
             resp_headers += [
                 ("Deprecation", "@1735689600"),
                 ("Sunset", "Thu, 05 Dec 2030 00:00:00 GMT"),
@@ -172,9 +170,7 @@ def serve_gateway(flags: frozenset[str], upstream_port: int, port: int) -> Threa
         def relay(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length > 0 else b""
-            status, headers, data = gateway.handle(
-                self.command, self.path, list(self.headers.items()), body
-            )
+            status, headers, data = gateway.handle(self.command, self.path, list(self.headers.items()), body)
             self.send_response(status)
             for k, v in headers:
                 self.send_header(k, v)

@@ -94,16 +94,11 @@ class SqliteStore:
                     "INSERT INTO pets (id, name, category_id, status) VALUES (?, ?, ?, ?)",
                     (len(page) + 1, name, category, status),
                 )
-                row = self.db.execute(
-                    f"SELECT {self.COLUMNS} FROM pets WHERE rowid = ?", (cur.lastrowid,)
-                ).fetchone()
+                row = self.db.execute(f"SELECT {self.COLUMNS} FROM pets WHERE rowid = ?", (cur.lastrowid,)).fetchone()
                 return self._pet(row)
             if "name_apostrophe_500" in self.flags:
                 # the query is built by string formatting
-                sql = (
-                    "INSERT INTO pets (name, category_id, status) VALUES "
-                    f"('{name}', ?, ?)"
-                )
+                sql = f"INSERT INTO pets (name, category_id, status) VALUES ('{name}', ?, ?)"
                 cur = self.db.execute(sql, (category, status))
             elif "huge_ids" in self.flags:
                 self.next_huge += random.randrange(1, 2**32)
@@ -116,16 +111,12 @@ class SqliteStore:
                     "INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)",
                     (name, category, status),
                 )
-            row = self.db.execute(
-                f"SELECT {self.COLUMNS} FROM pets WHERE id = ?", (cur.lastrowid,)
-            ).fetchone()
+            row = self.db.execute(f"SELECT {self.COLUMNS} FROM pets WHERE id = ?", (cur.lastrowid,)).fetchone()
         return self._pet(row)
 
     def get(self, pet_id: int) -> Pet | None:
         with self.lock:
-            row = self.db.execute(
-                f"SELECT {self.COLUMNS} FROM pets WHERE id = ?", (pet_id,)
-            ).fetchone()
+            row = self.db.execute(f"SELECT {self.COLUMNS} FROM pets WHERE id = ?", (pet_id,)).fetchone()
         return self._pet(row) if row else None
 
     def list(self, limit: int | None, status: str | None) -> list[Pet]:

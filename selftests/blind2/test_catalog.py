@@ -8,6 +8,8 @@ Run from the repository root: ``.venv/bin/pytest selftests/blind2`` (the
 - ``test_fault_shown``: a fresh server for each fault fails its probe, and the
   base on the same kind of store passes that same probe.
 - ``test_compliant_variant``: every compliant variant passes every probe.
+- Servers start side by side (``WORKERS`` at a time); the probes of faults and
+  variants run in threads, so the shared bases see concurrent clients.
 - The harness contract: ``--list``, exit 2 errors, stop on stdin close and SIGTERM.
 """
 
@@ -21,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +39,7 @@ SERVER = HERE / "server.py"
 KEY = "blind2-Key_0123456789abcdef"
 ENV = {**os.environ, "PETSTORE_API_KEY": KEY}
 START_TIMEOUT = 60
-AHEAD = 4
+WORKERS = 6
 
 
 class Server:
@@ -45,8 +48,7 @@ class Server:
     def __init__(self, variant: str, preload: int) -> None:
         self.variant = variant
         self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), "--variant", variant, "--port", "0",
-             "--preload", str(preload)],
+            [sys.executable, str(SERVER), "--variant", variant, "--port", "0", "--preload", str(preload)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -90,38 +92,8 @@ def preload(entry: dict[str, Any]) -> int:
     return catalog.CROWDED_PRELOAD if entry["store"] == "crowded" else 0
 
 
-class Pool:
-    """Starts the next few servers of the test order ahead of time (2 cores)."""
-
-    def __init__(self, names: list[str]) -> None:
-        self.order = names
-        self.started: dict[str, Server] = {}
-
-    def take(self, name: str) -> Server:
-        index = self.order.index(name)
-        for ahead in self.order[index : index + AHEAD]:
-            if ahead not in self.started:
-                entry = catalog.BY_NAME[ahead]
-                self.started[ahead] = Server(ahead, preload(entry))
-        return self.started[name]
-
-    def done(self, name: str) -> int:
-        return self.started.pop(name).stop()
-
-    def close(self) -> None:
-        for server in self.started.values():
-            server.stop()
-
-
 FAULT_NAMES = [e["name"] for e in catalog.FAULTS]
 COMPLIANT_NAMES = [e["name"] for e in catalog.COMPLIANT]
-
-
-@pytest.fixture(scope="session")
-def pool() -> Any:
-    p = Pool(FAULT_NAMES + COMPLIANT_NAMES)
-    yield p
-    p.close()
 
 
 @pytest.fixture(scope="session")
@@ -138,8 +110,7 @@ def test_catalog_shape() -> None:
     assert len(names) == len(set(names))
     assert len(catalog.FAULTS) >= 45
     assert len(catalog.COMPLIANT) >= 12
-    sources = "".join((HERE / f).read_text() for f in ("app.py", "store.py", "proxy.py",
-                                                       "handmade.py", "server.py"))
+    sources = "".join((HERE / f).read_text() for f in ("app.py", "store.py", "proxy.py", "handmade.py", "server.py"))
     for entry in catalog.ENTRIES:
         assert entry["kind"] in ("fault", "compliant")
         assert entry["store"] in ("empty", "crowded")
@@ -153,9 +124,13 @@ def test_catalog_shape() -> None:
 
 
 def test_list_prints_the_catalog() -> None:
-    out = subprocess.run([sys.executable, str(SERVER), "--list"], capture_output=True,
-                         env={k: v for k, v in ENV.items() if k != "PETSTORE_API_KEY"},
-                         timeout=30, check=True).stdout.decode()
+    out = subprocess.run(
+        [sys.executable, str(SERVER), "--list"],
+        capture_output=True,
+        env={k: v for k, v in ENV.items() if k != "PETSTORE_API_KEY"},
+        timeout=30,
+        check=True,
+    ).stdout.decode()
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["name"] for r in rows] == [e["name"] for e in catalog.ENTRIES]
     for row in rows:
@@ -173,8 +148,9 @@ def test_list_prints_the_catalog() -> None:
     ],
 )
 def test_harness_errors_exit_2(args: list[str], env: dict[str, str]) -> None:
-    done = subprocess.run([sys.executable, str(SERVER), *args], capture_output=True, env=env,
-                          stdin=subprocess.DEVNULL, timeout=30)
+    done = subprocess.run(
+        [sys.executable, str(SERVER), *args], capture_output=True, env=env, stdin=subprocess.DEVNULL, timeout=30
+    )
     assert done.returncode == 2
     assert done.stdout == b""
     assert len(done.stderr.decode().strip().splitlines()) == 1
@@ -198,32 +174,69 @@ def test_base_passes(bases: dict[str, Server], probe: str, store: str) -> None:
 
 
 # every fault shows -------------------------------------------------------------------
-@pytest.mark.parametrize("name", FAULT_NAMES)
-def test_fault_shown(pool: Pool, bases: dict[str, Server], name: str) -> None:
-    entry = catalog.BY_NAME[name]
+def run_fault(entry: dict[str, Any], bases: dict[str, Server]) -> dict[str, Any]:
+    """Start the fault's server, run its probe there and on the base (same store)."""
     probe = probes.PROBES[entry["probe"]]
-    server = pool.take(name)
+    outcome: dict[str, Any] = {"shown": None, "base": None, "stop": None}
+    server = Server(entry["name"], preload(entry))
     try:
         started = time.monotonic()
-        with pytest.raises(AssertionError) as failure:
-            probe(server.client())
-        print(f"{name}: {entry['probe']} fails as expected "
-              f"({time.monotonic() - started:.1f}s): {str(failure.value)[:200]}")
+        probe(server.client())
+    except AssertionError as exc:
+        outcome["shown"] = f"({time.monotonic() - started:.1f}s) {str(exc)[:240]}"
     finally:
-        assert pool.done(name) == 0, f"{name}: did not stop cleanly on stdin close"
-    probe(bases[entry["store"]].client())
+        outcome["stop"] = server.stop()
+    try:
+        probe(bases[entry["store"]].client())
+    except AssertionError as exc:
+        outcome["base"] = str(exc)[:400]
+    return outcome
 
 
-# every compliant variant complies ------------------------------------------------------
-@pytest.mark.parametrize("name", COMPLIANT_NAMES)
-def test_compliant_variant(pool: Pool, name: str) -> None:
-    server = pool.take(name)
+def run_compliant(entry: dict[str, Any]) -> dict[str, Any]:
+    """Start the variant's server and run every probe on it."""
+    outcome: dict[str, Any] = {"failures": [], "stop": None}
+    server = Server(entry["name"], preload(entry))
     try:
         client = server.client()
         for probe_name, probe in probes.PROBES.items():
             try:
                 probe(client)
             except AssertionError as exc:
-                raise AssertionError(f"{name} fails {probe_name}: {exc}") from None
+                outcome["failures"].append(f"{probe_name}: {str(exc)[:300]}")
     finally:
-        assert pool.done(name) == 0
+        outcome["stop"] = server.stop()
+    return outcome
+
+
+@pytest.fixture(scope="session")
+def fault_outcomes(bases: dict[str, Server]) -> dict[str, dict[str, Any]]:
+    with ThreadPoolExecutor(WORKERS) as workers:
+        futures = {e["name"]: workers.submit(run_fault, e, bases) for e in catalog.FAULTS}
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.fixture(scope="session")
+def compliant_outcomes() -> dict[str, dict[str, Any]]:
+    with ThreadPoolExecutor(WORKERS) as workers:
+        futures = {e["name"]: workers.submit(run_compliant, e) for e in catalog.COMPLIANT}
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.mark.parametrize("name", FAULT_NAMES)
+def test_fault_shown(fault_outcomes: dict[str, dict[str, Any]], name: str) -> None:
+    """The fault's server fails the probe; the base on the same store passes it."""
+    outcome = fault_outcomes[name]
+    entry = catalog.BY_NAME[name]
+    assert outcome["shown"], f"{name}: {entry['probe']} passed, the fault does not show"
+    print(f"{name}: {entry['probe']} fails as expected {outcome['shown']}")
+    assert outcome["base"] is None, f"base fails {entry['probe']}: {outcome['base']}"
+    assert outcome["stop"] == 0, f"{name}: did not stop cleanly on stdin close"
+
+
+# every compliant variant complies ------------------------------------------------------
+@pytest.mark.parametrize("name", COMPLIANT_NAMES)
+def test_compliant_variant(compliant_outcomes: dict[str, dict[str, Any]], name: str) -> None:
+    outcome = compliant_outcomes[name]
+    assert not outcome["failures"], f"{name}: " + " | ".join(outcome["failures"])
+    assert outcome["stop"] == 0
