@@ -17,7 +17,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-
 from store import STATUSES, Pet
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -107,10 +106,8 @@ class PetStore:
         ok = False
         if match:
             scheme, token = match.groups()
-            if self.on("scheme_case_sensitive"):
-                scheme_ok = scheme == "Bearer"
-            else:
-                scheme_ok = scheme.lower() == "bearer"
+            strict = self.on("scheme_case_sensitive")
+            scheme_ok = scheme == "Bearer" if strict else scheme.lower() == "bearer"
             if self.on("key_prefix_accepted"):
                 token_ok = self.key.startswith(token)
             elif operation == "getPet" and self.on("read_any_token"):
@@ -220,9 +217,9 @@ class PetStore:
             raise self.bad_request("name must be a string")
         if "categoryId" not in body and not self.on("missing_category_accepted"):
             raise self.bad_request("categoryId is required", missing="categoryId")
-        if isinstance(category, str) and self.on("category_string_coerced"):
-            if re.fullmatch(r"-?[0-9]+", category):
-                category = int(category)
+        coerce = self.on("category_string_coerced")
+        if coerce and isinstance(category, str) and re.fullmatch(r"-?[0-9]+", category):
+            category = int(category)
         if isinstance(category, bool) and self.on("category_bool_accepted"):
             category = int(category)
         if category is not None or not self.on("missing_category_accepted"):

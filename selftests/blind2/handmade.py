@@ -148,10 +148,8 @@ class HandService:
         if not re.fullmatch(r"-?\d+", raw_id, re.ASCII) or int(raw_id) not in INT64:
             return error(404, "not_found", "no such animal", headers)
         pet_id = int(raw_id)
-        if "hand_index_lookup" in self.flags:
-            pet = self.store.by_index(pet_id - 1)
-        else:
-            pet = self.store.get(pet_id)
+        naive = "hand_index_lookup" in self.flags
+        pet = self.store.by_index(pet_id - 1) if naive else self.store.get(pet_id)
         if pet is None:
             return error(404, "not_found", f"no animal {pet_id}", headers)
         return Answer(200, self.pet(pet), headers)

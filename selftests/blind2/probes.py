@@ -373,10 +373,8 @@ INVALID_BODIES: list[Any] = [
 def create_invalid(c: Client) -> None:
     """Missing required fields or invalid values: 400 Error."""
     for body in INVALID_BODIES:
-        if isinstance(body, bytes):
-            answer = c.call("POST", "/pets", raw=body)
-        else:
-            answer = c.create(body)
+        raw = isinstance(body, bytes)
+        answer = c.call("POST", "/pets", raw=body) if raw else c.create(body)
         expect_error(answer, 400)
 
 

@@ -11,6 +11,7 @@ started, when its stdin closes or on SIGTERM/SIGINT.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -22,7 +23,7 @@ from typing import Any, NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import catalog  # noqa: E402
+import catalog
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -39,7 +40,6 @@ def fail(message: str) -> NoReturn:
 def start_app(entry: dict[str, Any], key: str, port: int, preload: int) -> tuple[Any, int]:
     """The Starlette app on SQLite, served by uvicorn in a thread."""
     import uvicorn
-
     from app import build_app
     from store import SqliteStore
 
@@ -138,10 +138,8 @@ def main(argv: list[str]) -> int:
     while not stop.wait(0.2):
         pass
     for close in closers:
-        try:
+        with contextlib.suppress(Exception):
             close()
-        except Exception:  # noqa: BLE001 - stopping anyway
-            pass
     sys.stdout.flush()
     os._exit(0)  # daemon threads (uvicorn, the gateway, stdin) end with the process
 
