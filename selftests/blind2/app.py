@@ -100,6 +100,11 @@ class PetStore:
         if operation == "orders" and self.on("orders_unprotected"):
             return
         header = request.headers.get("authorization")
+        if operation == "orders" and self.on("orders_401_plain"):
+            # the store area has its own little auth check
+            if header is None or header.split(" ", 1)[-1] != self.key:
+                raise Reply(PlainTextResponse("Unauthorized", 401, headers=self.challenge(False)))
+            return
         if header is None:
             raise Reply(self.error(401, "unauthorized", "API key missing", self.challenge(False)))
         match = TOKEN_RE.fullmatch(header)
@@ -112,6 +117,8 @@ class PetStore:
                 token_ok = self.key.startswith(token)
             elif operation == "getPet" and self.on("read_any_token"):
                 token_ok = True
+            elif self.on("key_case_insensitive"):
+                token_ok = token.lower() == self.key.lower()  # the header was lower-cased
             else:
                 token_ok = hmac.compare_digest(token.encode(), self.key.encode())
             ok = scheme_ok and token_ok
@@ -189,7 +196,20 @@ class PetStore:
                 limit = min(limit, 50)
             if self.on("limit_plus_one"):
                 limit += 1  # one more row fetched to see if a next page exists
-        pets = self.store.list(limit, status)
+        after = None
+        if self.on("next_link") and "after" in params:
+            if not re.fullmatch(r"-?[0-9]{1,19}", params["after"]):
+                raise self.bad_query("after must be the id of an animal")
+            after = int(params["after"])
+        pets = self.store.list(limit, status, after)
+        if self.on("next_link"):
+            headers = {"X-Total-Count": str(self.store.count(status))}
+            if limit is not None and len(pets) == limit and pets:
+                query = f"limit={limit}&after={pets[-1]['id']}"
+                if status:
+                    query += f"&status={status}"
+                headers["Link"] = f'</v1/pets?{query}>; rel="next"'
+            return self.json([self.render(p, in_list=True) for p in pets], headers=headers)
         headers = self.deprecation_headers() if self.on("deprecation_on_list") else None
         return self.json([self.render(p, in_list=True) for p in pets], headers=headers)
 

@@ -113,5 +113,24 @@ COMPLIANT = [
     compliant("gateway_plain", G, S_HEADERS, "Behind the gateway with no extra headers."),
 ]
 
+COMPLIANT += [
+    compliant(
+        "next_link",
+        A,
+        S_PAGING,
+        'Full pages carry Link: <...?limit=N&after=ID>; rel="next" and every list X-Total-Count; '
+        "`after` is a cursor (id) the list accepts.",
+        ("next_link",),
+    ),
+    compliant(
+        "gateway_read_cache",
+        G,
+        S_HEADERS,
+        "The gateway caches 200 reads of /pets/{id} for 30 s, keyed on path and Authorization "
+        "(animals never change: no update operation), and says so in X-Cache.",
+        ("gw_private_read_cache",),
+    ),
+]
+
 ENTRIES = FAULTS + COMPLIANT
 BY_NAME = {entry["name"]: entry for entry in ENTRIES}

@@ -455,6 +455,23 @@ FAULTS = [
         "GET /store/orders without Authorization answers 200",
     ),
     fault(
+        "orders_401_plain",
+        A,
+        Q_401,
+        "The store area has its own auth check, which answers 401 in text/plain.",
+        "auth_missing",
+        "GET /store/orders without Authorization answers 401 text/plain 'Unauthorized'",
+    ),
+    fault(
+        "key_case_insensitive",
+        A,
+        Q_401,
+        "The Authorization header is lower-cased before the key is compared: a key with "
+        "its letters' case changed passes (shows with a key that has letters).",
+        "auth_invalid",
+        "Bearer <key with swapped case> answers 200",
+    ),
+    fault(
         "orders_missing", A, Q_ORDERS, "The store area was never deployed.", "orders", "GET /store/orders answers 404"
     ),
     fault(
@@ -637,6 +654,16 @@ FAULTS = [
         "Content-Length counts characters, not bytes: bodies with non-ASCII text are cut.",
         "create_names",
         "create with name 'Zoë' answers a truncated body",
+    ),
+    fault(
+        "hand_sorted_no_limit",
+        H,
+        Q_LIMIT,
+        "The hand-written service sorts lists by name in a branch that forgets the slice: "
+        "every list holds every animal.",
+        "list_limits",
+        "GET /pets on 150 animals returns 156",
+        "crowded",
     ),
     fault(
         "hand_index_lookup",

@@ -63,7 +63,7 @@ class HandService:
     def __init__(self, flags: frozenset[str], key: str, order: str) -> None:
         self.flags = flags
         self.key = key
-        self.store = MemoryStore(order)
+        self.store = MemoryStore(order, "hand_sorted_no_limit" in flags)
 
     def check_key(self, header: str | None) -> None:
         if header is None:
@@ -156,7 +156,8 @@ class HandService:
 
 
 def serve_hand(flags: frozenset[str], key: str, port: int, preload: int) -> ThreadingHTTPServer:
-    order = "name" if "hand_by_name" in flags else "newest"
+    by_name = flags & {"hand_by_name", "hand_sorted_no_limit"}
+    order = "name" if by_name else "newest"
     service = HandService(flags, key, order)
     service.store.preload(preload)
     escape = escape_naive if "hand_json_unescaped" in flags else escape_strict

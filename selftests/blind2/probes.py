@@ -230,6 +230,7 @@ def auth_invalid(c: Client) -> None:
         "Bearer wrong-key",
         f"Bearer {c.key[:-1]}",
         f"Bearer {c.key}x",
+        f"Bearer {c.key.swapcase()}",
         "Bearer ",
         f"Basic {basic}",
         f"Token {c.key}",

@@ -71,6 +71,8 @@ class Gateway:
             return ("pet", path)
         if self.on("gw_negative_cache_404") and PET_PATH.fullmatch(path):
             return ("pet", path, auth)
+        if self.on("gw_private_read_cache") and PET_PATH.fullmatch(path):
+            return ("pet", path, auth)
         if self.on("gw_cache_key_without_query") and path == "/v1/pets":
             return ("list", path, auth)
         return None

@@ -119,12 +119,15 @@ class SqliteStore:
             row = self.db.execute(f"SELECT {self.COLUMNS} FROM pets WHERE id = ?", (pet_id,)).fetchone()
         return self._pet(row) if row else None
 
-    def list(self, limit: int | None, status: str | None) -> list[Pet]:
-        sql = f"SELECT {self.COLUMNS} FROM pets"
+    def list(self, limit: int | None, status: str | None, after: int | None = None) -> list[Pet]:
+        sql = f"SELECT {self.COLUMNS} FROM pets WHERE 1 = 1"
         args: list[Any] = []
         if status is not None:
-            sql += " WHERE status = ?"
+            sql += " AND status = ?"
             args.append(status)
+        if after is not None:
+            sql += " AND id > ?"
+            args.append(after)
         sql += f" ORDER BY {self.order}"
         if limit is not None:
             sql += " LIMIT ?"
@@ -133,9 +136,12 @@ class SqliteStore:
             rows = self.db.execute(sql, args).fetchall()
         return [self._pet(r) for r in rows]
 
-    def count(self) -> int:
+    def count(self, status: str | None = None) -> int:
         with self.lock:
-            return self.db.execute("SELECT COUNT(*) FROM pets").fetchone()[0]
+            if status is None:
+                return self.db.execute("SELECT COUNT(*) FROM pets").fetchone()[0]
+            sql = "SELECT COUNT(*) FROM pets WHERE status = ?"
+            return self.db.execute(sql, (status,)).fetchone()[0]
 
     def preload(self, n: int) -> None:
         for name, category, status in preload_rows(n):
@@ -145,8 +151,9 @@ class SqliteStore:
 class MemoryStore:
     """Animals in a Python list; the list order is a choice of the variant."""
 
-    def __init__(self, order: str = "newest") -> None:
+    def __init__(self, order: str = "newest", sorted_no_limit: bool = False) -> None:
         self.order = order
+        self.sorted_no_limit = sorted_no_limit
         self.pets: list[Pet] = []
         self.lock = threading.Lock()
 
@@ -182,6 +189,8 @@ class MemoryStore:
             pets = pets[::-1]
         elif self.order == "name":
             pets = sorted(pets, key=lambda p: (p["name"].casefold(), p["id"]))
+            if self.sorted_no_limit:
+                return [dict(p) for p in pets]  # the sorted branch forgot the slice
         return [dict(p) for p in pets[:limit]]
 
     def preload(self, n: int) -> None:
