@@ -26,10 +26,12 @@ DEPRECATION_VALUES = {
     "deprecation_http_date": "Wed, 01 Jan 2025 00:00:00 GMT",
     "deprecation_boolean": "true",
     "sunset_before_deprecation": "@1924992000",  # 2031-01-01, after the Sunset
+    "deprecation_milliseconds": "@1735689600000",  # Date.now(): milliseconds, year 56970
 }
 SUNSET_VALUES = {
     "sunset_day_month_swapped": "Sun, 12 May 2030 00:00:00 GMT",
     "sunset_iso": "2030-12-05T00:00:00Z",
+    "sunset_utc": "Thu, 05 Dec 2030 00:00:00 UTC",  # copied from an RFC 9745 example
 }
 REALM = 'realm="petstore"'
 TOKEN_RE = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+) +([^ ]+) *")
@@ -178,6 +180,8 @@ class PetStore:
             raw = params["limit"]
             if not re.fullmatch(r"[0-9]{1,4}", raw):
                 raise self.bad_query("limit must be an integer from 1 to 100")
+            if self.on("limit_string_compare") and not "1" <= raw <= "100":
+                raise self.bad_query("limit must be an integer from 1 to 100")
             limit = int(raw)
             top = 99 if self.on("limit_100_refused") else 100
             if not 1 <= limit <= top:
@@ -264,6 +268,8 @@ class PetStore:
         if self.on("category_positive") and category < 1:
             raise self.bad_request("categoryId must be a positive category identifier")
         # storage quirks of some teams
+        if self.on("name_trimmed"):
+            name = name.strip()
         if self.on("name_truncated_255"):
             name = name[:255]
         if self.on("name_astral_question_mark"):

@@ -64,6 +64,14 @@ FAULTS = [
         "GET /pets?limit=100 answers 400",
     ),
     fault(
+        "limit_string_compare",
+        A,
+        Q_LIMIT,
+        'The range check compares strings (`"1" <= limit <= "100"`): limit=20 or 5 gets 400, only 1, 10 and 100 pass.',
+        "list_limits",
+        "GET /pets?limit=5 answers 400",
+    ),
+    fault(
         "limit_ignored_with_status",
         A,
         Q_LIMIT,
@@ -156,6 +164,14 @@ FAULTS = [
         "A VARCHAR(255)-like truncation: long names are silently cut to 255 characters.",
         "create_names",
         "a 10,000-character name comes back with 255 characters",
+    ),
+    fault(
+        "name_trimmed",
+        A,
+        Q_NAME,
+        "Names are stripped of surrounding whitespace before they are stored.",
+        "create_names",
+        "create with name ' ' comes back as ''",
     ),
     fault(
         "name_nul_500",
@@ -500,6 +516,14 @@ FAULTS = [
         "Deprecation: true",
     ),
     fault(
+        "deprecation_milliseconds",
+        A,
+        Q_SUNSET_ORDER,
+        "Deprecation is built from a millisecond clock: @1735689600000 is the year 56970, after the Sunset.",
+        "read_deprecation",
+        "Deprecation: @1735689600000 with Sunset 5 Dec 2030",
+    ),
+    fault(
         "deprecation_on_list",
         A,
         Q_NOT_DEPRECATED,
@@ -522,6 +546,14 @@ FAULTS = [
         "Sunset is written in ISO 8601.",
         "read_deprecation",
         "Sunset: 2030-12-05T00:00:00Z",
+    ),
+    fault(
+        "sunset_utc",
+        A,
+        Q_SUNSET_FORM,
+        "Sunset copies the RFC example's zone `UTC`; an IMF-fixdate ends in `GMT`.",
+        "read_deprecation",
+        "Sunset: Thu, 05 Dec 2030 00:00:00 UTC",
     ),
     fault(
         "sunset_before_deprecation",
@@ -562,7 +594,8 @@ FAULTS = [
         Q_LIMIT,
         "The gateway caches GET /pets under its path, without the query string.",
         "list_limits",
-        "GET /pets?limit=1 after GET /pets answers the cached page of 6",
+        "GET /pets?limit=1 after GET /pets answers the cached page of 20",
+        "crowded",
     ),
     fault(
         "gw_negative_cache_404",
@@ -672,5 +705,6 @@ FAULTS = [
         "The read is `pets[petId - 1]`: petId 0 and negative ids wrap around to the last animals.",
         "read_missing",
         "GET /pets/0 answers 200 with the newest animal",
+        "crowded",
     ),
 ]

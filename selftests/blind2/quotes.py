@@ -90,9 +90,9 @@ Q_405 = (
     "response containing a list of the target resource's currently supported methods.\""
 )
 Q_5XX_CREATE = (
-    '§4.2 lists the answers to a create: "201 | Pet", "400 | Error (body missing required '
-    'fields or containing invalid values)", "401"; a valid NewPet gets 201 (NewPet: '
-    '"`name` | string", "`categoryId` | integer, format int64")'
+    '§4.2: "201 | Pet (the created animal, including the assigned `id`)." (the responses of a '
+    'create are 201, 400 and 401; the name is a valid NewPet value: §2 "`name` | string | yes | '
+    "The animal's name.\")"
 )
 
 # the silences a compliant variant exercises ----------------------------------------

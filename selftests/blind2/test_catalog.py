@@ -209,17 +209,29 @@ def run_compliant(entry: dict[str, Any]) -> dict[str, Any]:
     return outcome
 
 
+def selected(request: pytest.FixtureRequest, test: str) -> list[dict[str, Any]]:
+    """The entries whose test was selected (so that -k runs only what it names)."""
+    names = {
+        item.callspec.params["name"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == test and hasattr(item, "callspec")
+    }
+    return [e for e in catalog.ENTRIES if e["name"] in names]
+
+
 @pytest.fixture(scope="session")
-def fault_outcomes(bases: dict[str, Server]) -> dict[str, dict[str, Any]]:
+def fault_outcomes(request: pytest.FixtureRequest, bases: dict[str, Server]) -> dict[str, dict[str, Any]]:
     with ThreadPoolExecutor(WORKERS) as workers:
-        futures = {e["name"]: workers.submit(run_fault, e, bases) for e in catalog.FAULTS}
+        entries = selected(request, "test_fault_shown")
+        futures = {e["name"]: workers.submit(run_fault, e, bases) for e in entries}
         return {name: future.result() for name, future in futures.items()}
 
 
 @pytest.fixture(scope="session")
-def compliant_outcomes() -> dict[str, dict[str, Any]]:
+def compliant_outcomes(request: pytest.FixtureRequest) -> dict[str, dict[str, Any]]:
     with ThreadPoolExecutor(WORKERS) as workers:
-        futures = {e["name"]: workers.submit(run_compliant, e) for e in catalog.COMPLIANT}
+        entries = selected(request, "test_compliant_variant")
+        futures = {e["name"]: workers.submit(run_compliant, e) for e in entries}
         return {name: future.result() for name, future in futures.items()}
 
 
