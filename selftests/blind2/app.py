@@ -267,6 +267,8 @@ class PetStore:
         self.name_rules(name)
         if self.on("category_positive") and category < 1:
             raise self.bad_request("categoryId must be a positive category identifier")
+        if self.on("category_catalog") and not 1 <= category <= 1000:
+            raise Reply(self.error(400, "unknown_category", f"no category {category}"))
         # storage quirks of some teams
         if self.on("name_trimmed"):
             name = name.strip()

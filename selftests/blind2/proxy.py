@@ -27,6 +27,7 @@ HOP_BY_HOP = {
     "trailer",
     "transfer-encoding",
     "upgrade",
+    "expect",
     "content-length",
     "date",
     "server",
