@@ -51,6 +51,10 @@ class PetStore:
         self.store = store
         self.requests = itertools.count(1)
         self.names_seen: set[str] = set()
+        self.presence_only = {
+            ("getPet", "read_any_token" in flags),
+            ("createPet", "create_any_token" in flags),
+        }
 
     def on(self, flag: str) -> bool:
         return flag in self.flags
@@ -117,8 +121,8 @@ class PetStore:
             scheme_ok = scheme == "Bearer" if strict else scheme.lower() == "bearer"
             if self.on("key_prefix_accepted"):
                 token_ok = self.key.startswith(token)
-            elif operation == "getPet" and self.on("read_any_token"):
-                token_ok = True
+            elif (operation, True) in self.presence_only:
+                token_ok = True  # the operation only checks that a token is there
             elif self.on("key_case_insensitive"):
                 token_ok = token.lower() == self.key.lower()  # the header was lower-cased
             else:
@@ -188,6 +192,8 @@ class PetStore:
                 raise self.bad_query(f"limit must be an integer from 1 to {top}")
         elif self.on("default_limit_all"):
             limit = None
+        elif self.on("default_limit_100"):
+            limit = 100
         status = params.get("status")
         if status is not None and status not in STATUSES:
             raise self.bad_query("status must be one of available, pending, sold")
@@ -195,6 +201,8 @@ class PetStore:
             status = None  # the filter table of the query builder lacks "sold"
         if status is not None and self.on("limit_ignored_with_status"):
             limit = None
+        if "limit" in params and self.on("status_ignored_with_limit"):
+            status = None  # the paged query path forgets the WHERE clause
         if limit is not None:
             if self.on("page_cap_50"):
                 limit = min(limit, 50)
@@ -316,7 +324,10 @@ class PetStore:
                 pet = self.store.get(pet_id)
         if pet is None:
             return self.error(404, "not_found", f"no animal with id {pet_id}", headers)
-        return self.json(self.render(pet), headers=headers)
+        out = self.render(pet)
+        if self.on("read_category_string") and "categoryId" in out:
+            out["categoryId"] = str(out["categoryId"])
+        return self.json(out, headers=headers)
 
     def orders(self, request: Request) -> Response:
         if self.on("orders_object"):

@@ -47,6 +47,15 @@ FAULTS = [
         "crowded",
     ),
     fault(
+        "default_limit_100",
+        A,
+        Q_LIMIT,
+        "The default page size was copied from the maximum: without `limit` a list holds up to 100 animals.",
+        "list_limits",
+        "GET /pets on 150 animals returns 100 (> 20)",
+        "crowded",
+    ),
+    fault(
         "limit_plus_one",
         A,
         Q_LIMIT,
@@ -78,6 +87,15 @@ FAULTS = [
         "The status-filtered query path forgets the LIMIT clause.",
         "list_status_filter",
         "GET /pets?status=available&limit=5 returns 50 animals",
+        "crowded",
+    ),
+    fault(
+        "status_ignored_with_limit",
+        A,
+        Q_STATUS_FILTER,
+        "The paged query path (when `limit` is given) forgets the WHERE clause of the filter.",
+        "list_status_filter",
+        "GET /pets?status=sold&limit=100 contains available animals",
         "crowded",
     ),
     fault(
@@ -341,6 +359,14 @@ FAULTS = [
     ),
     # reads ------------------------------------------------------------------------------
     fault(
+        "read_category_string",
+        A,
+        Q_READ,
+        "The deprecated read renders categoryId as a string; lists and creates are right.",
+        "create_plain",
+        'GET /pets/{id} answers categoryId "1"',
+    ),
+    fault(
         "read_int32_500",
         A,
         Q_404,
@@ -445,6 +471,14 @@ FAULTS = [
         "getPet only checks that a bearer token is present, not which.",
         "auth_invalid",
         "GET /pets/{id} with Bearer wrong-key answers 200",
+    ),
+    fault(
+        "create_any_token",
+        A,
+        Q_401,
+        "createPet only checks that a bearer token is present, not which.",
+        "auth_invalid",
+        "POST /pets with Bearer wrong-key answers 201",
     ),
     fault(
         "validate_before_auth",
