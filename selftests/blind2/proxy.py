@@ -173,7 +173,9 @@ def serve_gateway(flags: frozenset[str], upstream_port: int, port: int) -> Threa
         def relay(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length > 0 else b""
-            status, headers, data = gateway.handle(self.command, self.path, list(self.headers.items()), body)
+            # HEAD goes upstream as GET, so that Content-Length is the GET body's length
+            method = "GET" if self.command == "HEAD" else self.command
+            status, headers, data = gateway.handle(method, self.path, list(self.headers.items()), body)
             self.send_response(status)
             for k, v in headers:
                 self.send_header(k, v)
