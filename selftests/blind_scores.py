@@ -1,7 +1,10 @@
-"""The contract suite against the blind catalog (``selftests/blind``): servers written from the interface
-document alone by someone who had not read the suite, scored apart from the suite's own catalog.
+"""The contract suite against the blind catalogs (``selftests/blind``, ``selftests/blind2``): servers written
+from the interface document alone by people who had not read the suite, scored apart from the suite's own
+catalog.  Each round is a folder with the same command line (``server.py --list``, ``--variant NAME``,
+``--port``, ``--preload``); round 2 is written in other styles (Starlette over SQLite, behind a gateway, a
+hand-written service listing newest first).
 
-Each entry's server (``selftests/blind/server.py --variant NAME``) is started on a loopback port
+Each entry's server (``selftests/<round>/server.py --variant NAME``) is started on a loopback port
 and judged by the suite as a user would (a subprocess, ``--base-url``, the key in the
 environment).  A fault is *caught* when the run is not conformant with no error of the suite; a
 compliant variant must end conformant, on an empty store and on a crowded one.
@@ -25,7 +28,7 @@ from devtools.killmatrix import suite_errors
 from devtools.launcher import SuiteRun, run_suite, stop_process
 
 HERE = Path(__file__).resolve().parent
-SERVER = HERE / "blind" / "server.py"
+ROUNDS = ("blind", "blind2")  # the folders of the blind catalogs, in the order they were written
 MISSES = HERE / "blind_misses.toml"
 CROWDED = 150  # the blind catalog's crowded store (more than a page of 100)
 SUITE_ARGS = ("--contract-profile", "quick")
@@ -36,26 +39,42 @@ class BlindScenario:
     name: str
     kind: str  # fault | compliant
     preload: int = 0
+    round: str = ROUNDS[0]
+
+    @property
+    def key(self) -> str:
+        """The entry's name in blind_misses.toml: round 1's bare, later rounds' as ``<round>/<name>``."""
+        return self.name if self.round == ROUNDS[0] else f"{self.round}/{self.name}"
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({'crowded' if self.preload else 'empty'})"
+        return f"{self.key} ({'crowded' if self.preload else 'empty'})"
+
+    @property
+    def server(self) -> Path:
+        return HERE / self.round / "server.py"
 
 
-def entries() -> list[dict[str, str]]:
+def entries(round_: str) -> list[dict[str, str]]:
     listed = subprocess.run(
-        [sys.executable, str(SERVER), "--list"], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, str(HERE / round_ / "server.py"), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     return [json.loads(line) for line in listed.stdout.splitlines() if line.strip()]
 
 
 def scenarios() -> list[BlindScenario]:
     found = []
-    for entry in entries():
-        if entry["kind"] == "fault":
-            found.append(BlindScenario(entry["name"], "fault", CROWDED if entry["store"] == "crowded" else 0))
-        else:  # a compliant server must pass on an empty store and on a crowded one
-            found += [BlindScenario(entry["name"], "compliant"), BlindScenario(entry["name"], "compliant", CROWDED)]
+    for round_ in ROUNDS:
+        for entry in entries(round_):
+            name = entry["name"]
+            if entry["kind"] == "fault":
+                found.append(BlindScenario(name, "fault", CROWDED if entry["store"] == "crowded" else 0, round_))
+            else:  # a compliant server must pass on an empty store and on a crowded one
+                found += [BlindScenario(name, "compliant", preload, round_) for preload in (0, CROWDED)]
     return found
 
 
@@ -67,7 +86,7 @@ def known_misses() -> dict[str, str]:
 
 @contextlib.contextmanager
 def blind_server(scenario: BlindScenario, key: str) -> Iterator[str]:
-    command = [sys.executable, str(SERVER), "--variant", scenario.name, "--port", "0"]
+    command = [sys.executable, str(scenario.server), "--variant", scenario.name, "--port", "0"]
     command += ["--preload", str(scenario.preload)] if scenario.preload else []
     server = subprocess.Popen(
         command,
@@ -110,10 +129,14 @@ def score_lines(results: dict[BlindScenario, SuiteRun]) -> list[str]:
     faults = [(s, r) for s, r in results.items() if s.kind == "fault"]
     compliant = [(s, r) for s, r in results.items() if s.kind == "compliant"]
     missed = sorted(s.label for s, r in faults if not caught(r))
-    lines = [
-        f"blind catalog: faults caught {sum(caught(r) for _, r in faults)}/{len(faults)}; "
-        f"compliant servers passed {sum(passed(r) for _, r in compliant)}/{len(compliant)}"
-    ]
+    lines = []
+    for round_ in ROUNDS:  # each round scored on its own line, as it was written on its own
+        f_round = [r for s, r in faults if s.round == round_]
+        c_round = [r for s, r in compliant if s.round == round_]
+        lines.append(
+            f"{round_}: faults caught {sum(map(caught, f_round))}/{len(f_round)}; "
+            f"compliant servers passed {sum(map(passed, c_round))}/{len(c_round)}"
+        )
     if missed:
         lines.append("blind faults not caught: " + ", ".join(missed))
     return lines

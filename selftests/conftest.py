@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "2" if "PYTEST_XDIST_WORKER" in os.environ else "3"))
 # Chunks per catalog: enough for the workers to share them evenly, few enough that a chunk's last
 # runs (when fewer than PARALLEL are left) cost little.
-KILL_MATRIX_CHUNKS, BLIND_CHUNKS = 8, 5
+KILL_MATRIX_CHUNKS, BLIND_CHUNKS = 8, 10
 CATALOGS_KEY = pytest.StashKey[dict[str, "Chunked[Any]"]]()
 MERGED_KEY = pytest.StashKey[dict[str, list[Any]]]()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from blind_scores import BlindScenario, caught, known_misses, passed, scenarios
+from blind_scores import ROUNDS, BlindScenario, caught, known_misses, passed, scenarios
 from devtools.launcher import SuiteRun
 
 Results = dict[BlindScenario, SuiteRun]
@@ -35,16 +35,18 @@ def test_blind_compliant_server_passes(blind_catalog: Results, scenario: BlindSc
 def test_blind_fault_is_caught_or_a_known_miss(blind_catalog: Results, scenario: BlindScenario) -> None:
     run = blind_catalog[scenario]
     misses = known_misses()
-    if scenario.name in misses:
-        assert not caught(run), f"{scenario.name} is caught now: remove it from blind_misses.toml"
+    if scenario.key in misses:
+        assert not caught(run), f"{scenario.key} is caught now: remove it from blind_misses.toml"
         return
     assert caught(run), f"blind fault {scenario.label} not caught: {_evidence(run)}\n{run.output[-2000:]}"
 
 
 def test_every_known_miss_is_in_the_catalog() -> None:
-    names = {s.name for s in _chosen("fault")}
+    names = {s.key for s in _chosen("fault")}
     assert sorted(set(known_misses()) - names) == []
 
 
 def test_the_blind_catalog_is_large_enough() -> None:
-    assert len(_chosen("fault")) >= 40 and len({s.name for s in _chosen("compliant")}) >= 10
+    for round_ in ROUNDS:
+        faults = [s for s in _chosen("fault") if s.round == round_]
+        assert len(faults) >= 40 and len({s.name for s in _chosen("compliant") if s.round == round_}) >= 10
