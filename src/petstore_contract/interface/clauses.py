@@ -18,7 +18,7 @@ class Clause:
     statement: str
     complete_view: bool = False
     undecided_ok: tuple[str, ...] = ()  # reasons it may stay undecided without blocking the verdict
-    blocked_by: str = ""  # a violation of this clause leaves this one undecided, blocked by it
+    blocked_by: tuple[str, ...] = ()  # a violation of one of these leaves this one undecided, blocked by it
     operation: str = ""  # the operationId (spec/openapi.yaml) whose success answer this clause judges
 
     @property

@@ -50,7 +50,8 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
         if cid != CATCH_ALL:
             _unexamined(row, selected=cid in named)
     for cid, row in rows.items():
-        _blocked(row, rows.get(registry()[cid].blocked_by))
+        for blocker in registry()[cid].blocked_by:
+            _blocked(row, rows.get(blocker))
     # The catch-all clause appears only when a finding landed on it.
     return [row for cid, row in rows.items() if cid != CATCH_ALL or row.outcome != rec.NOT_SELECTED]
 
