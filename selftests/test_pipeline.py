@@ -19,7 +19,7 @@ import requests
 
 from devtools import run_suite
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, run_scenario
-from petstore_contract.core.records import Kind
+from petstore_contract.core.kinds import Kind
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.judging import checks as rejudge
 from petstore_contract.judging.oracle import TEST, Oracle

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Kind, Mismatch, undecided
+from petstore_contract.core.kinds import Kind
+from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.judging import expect, store
 from petstore_contract.judging.expect import Judge
 from petstore_contract.judging.model import differs

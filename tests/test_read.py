@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import (
     EMPTY_STORE,
     NOT_SENT,
     STORE_TOO_LARGE,
     TARGET,
     Exchange,
-    Kind,
     Mismatch,
     Note,
     undecided,

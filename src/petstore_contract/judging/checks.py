@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from petstore_contract.core.records import Kind, Mismatch
+from petstore_contract.core.kinds import Kind
+from petstore_contract.core.records import Mismatch
 from petstore_contract.interface.clauses import success_clause
 from petstore_contract.interface.spec import success_shown
 from petstore_contract.judging import expect

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import pytest
 
+from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import (
     BUDGET,
     CONFORMS,
@@ -28,7 +29,6 @@ from petstore_contract.core.records import (
     VIOLATED,
     Exchange,
     Finding,
-    Kind,
     Mismatch,
     Note,
     Undecided,

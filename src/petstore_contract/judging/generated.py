@@ -32,7 +32,8 @@ import schemathesis
 from schemathesis import CheckResult, Config, GenerationMode, HookContext
 from schemathesis.errors import FailureGroup
 
-from petstore_contract.core.records import Exchange, Finding, Kind, Violation, cut
+from petstore_contract.core.kinds import Kind
+from petstore_contract.core.records import Exchange, Finding, Violation, cut
 from petstore_contract.interface.clauses import CATCH_ALL, success_clause
 from petstore_contract.interface.document import CURRENT_OPERATIONS, STATUSES
 from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown

@@ -19,7 +19,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from petstore_contract.core.records import Finding, Kind
+from petstore_contract.core.kinds import Kind
+from petstore_contract.core.records import Finding
 from petstore_contract.judging import expect
 
 CLAUSE = "list.item.same"

@@ -35,7 +35,8 @@ from urllib.parse import unquote, urlsplit
 
 from requests.structures import CaseInsensitiveDict
 
-from petstore_contract.core.records import VIOLATED, Exchange, Finding, Kind, Mismatch, TestRecord
+from petstore_contract.core.kinds import Kind
+from petstore_contract.core.records import VIOLATED, Exchange, Finding, Mismatch, TestRecord
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.clauses import success_clause
 from petstore_contract.interface.document import CURRENT_OPERATIONS, INT64_MAX, INT64_MIN, STATUSES

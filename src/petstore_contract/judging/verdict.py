@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from petstore_contract.core import records as rec
-from petstore_contract.core.records import ClauseResult, Exchange, Finding, Kind, Note, RunResult, TestRecord
+from petstore_contract.core.kinds import Kind
+from petstore_contract.core.records import ClauseResult, Exchange, Finding, Note, RunResult, TestRecord
 from petstore_contract.interface.clauses import CATCH_ALL, Clause, registry
 from petstore_contract.interface.spec import operation_id
 from petstore_contract.judging.checks import clause_of
