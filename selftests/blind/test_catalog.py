@@ -28,7 +28,7 @@ import requests
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "server.py"
-TIMEOUT = 5.0  # seconds, for every request and every wait on a process
+TIMEOUT = 30.0  # seconds, for every request and every wait on a process (a loaded CI machine starts slowly)
 
 
 def _load_catalog() -> Any:
