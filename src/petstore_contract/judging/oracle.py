@@ -51,7 +51,9 @@ from petstore_contract.transport.answers import build_exchange
 TEST = "(every exchange of the run): the checks that apply to every answer"
 KEPT_PER_CHECK = 3  # findings kept per process for one clause and kind: evidence, not a log
 PLAIN_NAME = 40  # name rules are not shown (§2); a service may refuse long names, never short plain ones
-PLAIN_CATEGORY = 2**31  # a service may refuse large categoryIds (category values are not shown)
+# The suite's ordinary animals use categories 1 to about 110.  Category values are not shown (§2): a
+# service may keep a catalog and refuse zero, negative or large ones (the value edges); none refuses these.
+PLAIN_CATEGORY = 1000
 
 
 class _Answer:
@@ -207,8 +209,9 @@ class Oracle:
         return scheme.lower() == "bearer" and token == self.key
 
     def _plain_new_pet(self, body: Any) -> bool:
-        """A NewPet no compliant service may refuse: the run's own short plain name, a small categoryId,
-        a PetStatus or none, nothing else (a service may refuse long or unusual names, large categories)."""
+        """A NewPet no compliant service may refuse: the run's own short plain name, a small positive
+        categoryId, a PetStatus or none, nothing else (a service may refuse long or unusual names, and
+        categories that are large, zero, negative or not in its catalog: category rules are not shown)."""
         try:
             data = json.loads(body) if body else None
         except (ValueError, TypeError):
@@ -218,7 +221,7 @@ class Oracle:
         name, category = data.get("name"), data.get("categoryId")
         if not isinstance(name, str) or len(name) > PLAIN_NAME or not self.plain.fullmatch(name) or "twin" in name:
             return False
-        if type(category) is not int or not -PLAIN_CATEGORY < category < PLAIN_CATEGORY:
+        if type(category) is not int or not 0 < category <= PLAIN_CATEGORY:
             return False
         return "status" not in data or data["status"] in STATUSES
 
