@@ -16,11 +16,10 @@ import pytest
 
 from devtools import SuiteRun, run_suite
 from devtools.killmatrix import suite_errors
-from devtools.launcher import INLINE
 from petstore_contract.reference import BackgroundServer, build_app
 
 KEY = "hostile-answers-key-0123456789"
-QUICK = ("--contract-profile", "quick", *INLINE)
+QUICK = ("--contract-profile", "quick")
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Rewrite = Callable[[str, str, int, list[tuple[bytes, bytes]]], tuple[int, list[tuple[bytes, bytes]]]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devtools import run_suite
-from devtools.launcher import INLINE, with_plugins
+from devtools.launcher import with_plugins
 
 
 def test_no_module_is_first_imported_on_a_worker_thread(tmp_path: Path) -> None:
@@ -23,7 +23,6 @@ def test_no_module_is_first_imported_on_a_worker_thread(tmp_path: Path) -> None:
         None,
         "-p",
         "threaded_imports",
-        *INLINE,
         env=with_plugins({"THREADED_IMPORTS_OUT": str(out)}),
         timeout=300,
     )

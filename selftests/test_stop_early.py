@@ -10,10 +10,9 @@ from __future__ import annotations
 import secrets
 
 from devtools import run_suite
-from devtools.launcher import INLINE
 from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
 
-QUICK = ("--contract-profile", "quick", *INLINE)
+QUICK = ("--contract-profile", "quick")
 
 
 def test_stop_at_a_should_failure_is_inconclusive() -> None:
