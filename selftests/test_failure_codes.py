@@ -1,6 +1,6 @@
 """Every failure kind and check of the installed Schemathesis has its place in the failure -> clause table.
 
-``generated.FAILURE_CLAUSES`` places Schemathesis' findings by its stable identities: failure codes
+``generated.failure_clauses()`` places Schemathesis' findings by its stable identities: failure codes
 (``Failure.code``, "ST108") and check names (``response_headers_conformance``), never class names or
 titles (see generated.py's docstring).  An upgrade that adds a failure code or a check fails here with one
 line naming it (a row must say where it lands: a clause, or ``CATCH_ALL`` on purpose); one that retires
@@ -49,7 +49,7 @@ def defined_checks() -> set[str]:
 def table_kinds() -> tuple[set[str], set[str], set[tuple[str, str]]]:
     """The codes, the check names and the (code, check) pairs the table's keys name."""
     codes, checks, pairs = set(), set(), set()
-    for _, kind, _ in generated.FAILURE_CLAUSES:
+    for _, kind, _ in generated.failure_clauses():
         code, at, check = kind.partition("@")
         if at:
             pairs.add((code, check))
@@ -69,13 +69,13 @@ def test_every_failure_code_is_placed() -> None:
     named = ", ".join(
         f"{code} ({cls.kind_title}; checks: {', '.join(cls.checks) or '-'})" for code, cls in missing.items()
     )
-    assert not missing, f"{VERSION} defines failure codes generated.FAILURE_CLAUSES does not place: {named}"
+    assert not missing, f"{VERSION} defines failure codes generated.failure_clauses() does not place: {named}"
 
 
 def test_every_check_is_placed() -> None:
     _, checks, _ = table_kinds()
     missing = sorted(defined_checks() - checks)
-    assert not missing, f"{VERSION} registers checks generated.FAILURE_CLAUSES does not place: {', '.join(missing)}"
+    assert not missing, f"{VERSION} registers checks generated.failure_clauses() does not place: {', '.join(missing)}"
 
 
 def test_the_table_names_only_what_schemathesis_defines() -> None:
@@ -85,7 +85,7 @@ def test_the_table_names_only_what_schemathesis_defines() -> None:
     unknown += [
         f"{code}@{check}" for code, check in sorted(pairs) if check not in getattr(failures.get(code), "checks", ())
     ]
-    assert not unknown, f"generated.FAILURE_CLAUSES names what {VERSION} does not define: {', '.join(unknown)}"
+    assert not unknown, f"generated.failure_clauses() names what {VERSION} does not define: {', '.join(unknown)}"
 
 
 # -- the check that raised a failure, as the run learns it -----------------------------------------

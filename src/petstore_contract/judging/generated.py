@@ -20,6 +20,7 @@ code or registers a check the table does not place, or no longer defines one the
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib
 import json
@@ -94,8 +95,7 @@ def _per_operation() -> dict[tuple[str, str, str], str]:
 # check raises it ("<code>@<check>"), or a check name (for a code this table does not name: a code
 # a later Schemathesis adds lands on its check's clause).  The code raised by the check comes first,
 # then the code, then the check; within each, the most specific key wins; generated.other last.
-FAILURE_CLAUSES: dict[tuple[str, str, str], str] = {
-    **_per_operation(),
+_FIXED_CLAUSES: dict[tuple[str, str, str], str] = {
     ("*", SERVER_ERROR, "*"): "responses.documented",
     ("*", CONTENT_TYPE_SERVER_ERROR, "*"): "responses.documented",
     ("*", UNDEFINED_STATUS, "*"): "responses.documented",
@@ -148,6 +148,15 @@ FAILURE_CLAUSES: dict[tuple[str, str, str], str] = {
     ("*", "max_response_time", "*"): CATCH_ALL,
 }
 
+
+@functools.cache
+def failure_clauses() -> dict[tuple[str, str, str], str]:
+    """The whole table: the rows derived from the spec, then the fixed ones.  Built on first use, not at
+    import: the plugin imports this module before the spec is read, and a spec that does not load must
+    surface as the generated tests' collection error, not as a plugin that cannot be imported."""
+    return {**_per_operation(), **_FIXED_CLAUSES}
+
+
 # Labels of findings (``Finding.expectation``, "schemathesis:<label>", part of a finding's signature
 # and so of waivers and compare): Schemathesis' class name, as before codes placed findings; shown,
 # never matched.  A header that breaks its schema is "HeaderSchema".
@@ -160,7 +169,8 @@ def clause_for(operation: str, code: str, status: int | None, check: str | None 
     kinds = [f"{code}@{check}", code, check] if check else [code]
     scopes = ((operation, status_class), (operation, "*"), ("*", status_class), ("*", "*"))
     keys = ((where, kind, answered) for kind in kinds for where, answered in scopes)
-    return next((FAILURE_CLAUSES[key] for key in keys if key in FAILURE_CLAUSES), CATCH_ALL)
+    table = failure_clauses()
+    return next((table[key] for key in keys if key in table), CATCH_ALL)
 
 
 # The check that raised each failure of this thread's last validation (Schemathesis' FailureGroup

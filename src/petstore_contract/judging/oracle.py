@@ -20,7 +20,8 @@ The targeted tests choose what to send and add their own assertions.  A finding 
 is reported only where no test reported the same exchange, or already violated the same clause on the
 same operation (``unreported``): one fault, one clause, no finding counted twice.  Each process
 keeps its judgements and findings beside its counters (``RunGuard.tallies``); the controller merges
-them (``merge``) into one record.  ``judged`` + ``unanswered`` is every request the process sent.
+them (``merge``) into one record.  ``judged`` + ``unanswered`` is every request the process sent (a
+redirect hop is not judged: it counts as unanswered).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from petstore_contract.judging import expect
 from petstore_contract.judging.checks import clause_of
 from petstore_contract.judging.coverage import new_pet
 from petstore_contract.judging.model import StoreModel
-from petstore_contract.transport import COUNTERS_GLOB, Observed
+from petstore_contract.transport import COUNTERS_GLOB, REDIRECTS, Observed
 from petstore_contract.transport.answers import build_exchange
 
 TEST = "(every exchange of the run): the checks that apply to every answer"
@@ -100,7 +101,10 @@ class Oracle:
         self._kept: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, seen: Observed) -> None:
-        if seen.status is None:
+        # A redirect is HTTP's plumbing, not the operation's answer: the transport follows it within the
+        # target's origin (and the answer it leads to is judged) or refuses to (the request is then
+        # unanswered: the key stays with the target).  Either way this hop has nothing to judge.
+        if seen.status is None or (seen.status in REDIRECTS and _location(seen)):
             with self._lock:
                 self.unanswered += 1
             return
@@ -229,6 +233,10 @@ class Oracle:
         with self._lock:
             findings = [finding.to_dict() for finding in self.findings]
             return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
+
+
+def _location(seen: Observed) -> bool:
+    return any(name.lower() == "location" and value for name, value in seen.headers)
 
 
 def _throttled(answer: _Answer) -> bool:
