@@ -46,7 +46,8 @@ def test_the_plan_holds_every_value_edge(crowded: bool) -> None:
     assert categories >= INT_EDGES
     assert "" in names and any(len(n) == 1 for n in names)
     assert any(len(n) == 10_000 for n in names)
-    assert any(len(n) == 1_000_000 for n in names)
+    # A shared, crowded store is never given a megabyte animal (its pages would grow by one a run).
+    assert any(len(n) == 1_000_000 for n in names) is not crowded
     text = "".join(names)
     assert {ord(c) >> 16 for c in text} >= set(range(17)), "a character of every Unicode plane"
     assert {chr(code) for code in range(0x20)} <= set(text), "every C0 control character, U+0000 included"
@@ -54,7 +55,8 @@ def test_the_plan_holds_every_value_edge(crowded: bool) -> None:
     assert max(len(json.dumps(body, ensure_ascii=False).encode()) for body in bodies.values()) < 2**20
     if crowded:
         assert len(bodies) <= 16, "few animals on a store that never shrinks"
-        assert sorted(writeplan.OPEN_GROUP) == sorted(writeplan.OPEN), "every open case in one merged body"
+        sent = sorted(set(writeplan.OPEN) - set(writeplan.NOT_WHEN_CROWDED))
+        assert sorted(writeplan.OPEN_GROUP) == sent, "every open case in one merged body"
 
 
 def test_the_huge_name_stays_within_the_answer_cap() -> None:

@@ -156,6 +156,9 @@ def _plain(sent: Sent, seeded: Seeded, status: str) -> tuple[Row, dict[str, Any]
 @pytest.mark.parametrize("name", OPEN)
 def test_open_body_is_echoed_or_rejected(sent: Sent, judge: Judge, name: str) -> None:
     answers, bodies = sent
+    if name in writeplan.NOT_WHEN_CROWDED and f"open-{name}" not in answers:
+        # Not sent, so not judged (the clause stands on the other cases): a plain skip, not a note.
+        pytest.skip("not sent to a crowded store: the suite leaves no megabyte animal in a shared store's pages")
     key = f"open-{name}" if f"open-{name}" in answers else f"open-{OPEN_GROUP[name]}"
     answer, body = answers[key], bodies[key]
     if answer.status == 400:
