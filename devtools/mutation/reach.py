@@ -117,7 +117,7 @@ def main(argv: list[str]) -> int:
 
     tracer = Tracer(files)
     tracer.install()
-    from petstore_contract.reference.app import build_app
+    from petstore_contract.reference.asgi import build_app
     from petstore_contract.reference.server import quiet_config
 
     server = uvicorn.Server(quiet_config(build_app(os.environ[KEY_ENV])))

@@ -10,13 +10,13 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from petstore_contract.reference.app import build_app
+    from petstore_contract.reference.asgi import build_app
     from petstore_contract.reference.faults import FAULTS, Fault
     from petstore_contract.reference.server import BackgroundServer
     from petstore_contract.reference.variants import REFERENCE, UNJUDGEABLE, VARIANTS, Variant
 
 _HOME = {
-    "build_app": "app",
+    "build_app": "asgi",
     "FAULTS": "faults",
     "Fault": "faults",
     "BackgroundServer": "server",

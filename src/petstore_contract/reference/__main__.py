@@ -18,7 +18,7 @@ from typing import NoReturn
 import uvicorn
 
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
-from petstore_contract.reference.app import build_app
+from petstore_contract.reference.asgi import build_app
 from petstore_contract.reference.faults import FAULTS
 from petstore_contract.reference.server import bind_loopback
 from petstore_contract.reference.variants import UNJUDGEABLE, VARIANTS, Variant

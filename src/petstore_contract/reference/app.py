@@ -1,6 +1,6 @@
-"""The embedded reference implementation of the Pet Store interface (a Starlette app).
+"""The embedded reference implementation of the Pet Store interface: its operations and its store.
 
-``build_app(api_key)`` gives a conformant server.  ``variant`` picks another conformant
+``asgi.build_app(api_key)`` serves a conformant one.  ``variant`` picks another conformant
 set of choices where the document is silent (see ``variants.py``); ``fault`` injects one
 named defect from ``faults.py``.  Every ``self.has(...)`` below is the one place where a
 fault changes behaviour.
@@ -8,7 +8,6 @@ fault changes behaviour.
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
 import math
@@ -16,12 +15,9 @@ import random
 import time
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Mount, Route
+from starlette.routing import Route
 
 from petstore_contract.interface.document import INT64_MIN, STATUSES
 from petstore_contract.reference.faults import FAULTS
@@ -392,38 +388,3 @@ class PetStore:
             Route("/pets/{petId}", self.endpoint(pet), methods=list(pet)),
             Route("/store/orders", self.endpoint(orders), methods=list(orders)),
         ]
-
-
-class RequestCounter:
-    """Counts requests (the self-tests prove read-only runs with it) and adds a variant's latency."""
-
-    def __init__(self, app: Any, store: PetStore) -> None:
-        self.app = app
-        self.store = store
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            self.store.request_count += 1
-            if scope["method"] not in ("GET", "HEAD", "OPTIONS"):
-                self.store.write_count += 1
-            if self.store.variant.latency_seconds:
-                await asyncio.sleep(self.store.variant.latency_seconds)
-        await self.app(scope, receive, send)
-
-
-def build_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = None) -> Starlette:
-    """The Pet Store under /v1, answering every input with a documented status."""
-    store = PetStore(api_key, variant, fault)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        codes = {404: "not_found", 405: "method_not_allowed"}
-        return store.error(exc.status_code, codes.get(exc.status_code, "error"), exc.detail, dict(exc.headers or {}))
-
-    app = Starlette(
-        routes=[Mount("/v1", routes=store.routes())],
-        exception_handlers={HTTPException: http_error},
-        middleware=[Middleware(RequestCounter, store=store)],
-    )
-    app.state.store = store
-    return app

@@ -80,7 +80,7 @@ def main(argv: list[str]) -> int:
     # Imported here, in the child: the run's process only binds the socket (no server library).
     import uvicorn
 
-    from petstore_contract.reference.app import build_app
+    from petstore_contract.reference.asgi import build_app
     from petstore_contract.reference.server import quiet_config
 
     sock = socket.socket(fileno=int(argv[0]))
