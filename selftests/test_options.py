@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -292,3 +293,35 @@ def test_bad_values_are_one_line_naming_the_new_option(args: list[str], message:
     expected = [deprecation_line(args[0])] if args[0] in RENAMED or args[0] in RETIRED else []
     assert lines == [*expected, f"ERROR: {message}"], done.stderr
     assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("flag", ["--contract-report-dir", "--report-dir"])
+def test_an_existing_path_after_a_space_that_pytest_took_for_a_test_path_is_one_line(flag: str, tmp_path: Path) -> None:
+    """pytest roots the session at an existing path written after a space when that path shares no folder
+    but / with the working directory (it chooses its rootdir before it knows the plugin's options): the
+    project's ini file goes unread, and the session collects what it was not asked to.  One line names
+    the ``=`` form instead; the ``=`` form keeps the project's root."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    elsewhere = Path("/var/tmp")
+    if not elsewhere.is_dir():
+        pytest.skip("no /var/tmp: no folder that shares only / with the temporary one")
+    with tempfile.TemporaryDirectory(dir=elsewhere) as outside:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_")}
+
+        def collect(*args: str) -> subprocess.CompletedProcess[str]:
+            command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args, "--collect-only", "-q"]
+            return subprocess.run(
+                command, cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False
+            )
+
+        done = collect(flag, outside)
+        assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+        assert done.stderr.strip().splitlines()[-1] == (
+            f"ERROR: pytest took {outside} (the value of {flag}) for a test path and rooted the session there: "
+            f"write {flag}={outside}"
+        )
+        done = collect(f"{flag}={outside}")
+        # the project's session, which holds no test: exit 5, no usage error
+        assert done.returncode == 5 and "rooted the session" not in done.stdout + done.stderr, done.stderr

@@ -73,6 +73,9 @@ def pytest_configure(config: pytest.Config) -> None:
         section = name.removeprefix("section_").replace("_", ".")
         config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     options.notice_deprecated(config)
+    rooted = options.path_taken_for_tests(config) if not hasattr(config, "workerinput") else ""
+    if rooted:
+        raise pytest.UsageError(rooted)
     heap.release()  # an earlier contract run of this process leaves nothing frozen for this session
     if not is_contract_run(config):
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import sys
@@ -231,3 +232,30 @@ def check(option: Any) -> None:
         path = getattr(option, dest)
         if path and not Path(path).is_file():
             raise pytest.UsageError(f"{FLAG[dest]}: no such file: {path}")
+
+
+def path_taken_for_tests(config: pytest.Config) -> str:
+    """The one-line usage error when pytest took a path option's value for a test path.
+
+    pytest picks its rootdir, and so the ini file it reads (testpaths, markers, the waivers' default
+    home), from the arguments that name existing paths, before it knows a plugin's options: after a
+    space (``--contract-report-dir out``) an existing ``out`` counts.  Where that left pytest rooted at
+    the value with no ini file, the session is not the one asked for; the ``=`` form avoids it.
+    """
+    if config.inipath is not None:
+        return ""
+    args = [str(arg) for arg in config.invocation_params.args]
+    for flag, _, keywords in OPTIONS:
+        if keywords.get("metavar") not in ("FILE", "DIR"):
+            continue
+        names = {flag, *(old for old, new in RENAMED.items() if new == flag)}
+        for name, value in itertools.pairwise(args):
+            path = Path(config.invocation_params.dir, value)
+            if name in names and path.exists():
+                home = path.resolve() if path.is_dir() else path.resolve().parent
+                if home == config.rootpath:
+                    return (
+                        f"pytest took {value} (the value of {name}) for a test path and rooted the session there: "
+                        f"write {name}={value}"
+                    )
+    return ""
