@@ -189,6 +189,19 @@ class ContractSession:
 
     # -- end -----------------------------------------------------------------------------------------
 
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        """A stop signal is raised wherever the main thread is: inside a ``threading.Condition`` wait
+        (xdist's controller waiting on its queue) the KeyboardInterrupt comes out as "release unlocked
+        lock", which pytest calls an internal error.  After a stop signal, any error of the loop is the
+        stop it is (the run's verdict and reports follow as for any stop)."""
+        try:
+            return (yield)
+        except Exception:
+            if self.signals is not None and self.signals.name:
+                raise KeyboardInterrupt(f"stopped by {self.signals.name}") from None
+            raise
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         """A stop signal's traceback is cut to the handler's frame: pytest renders the whole stack it
