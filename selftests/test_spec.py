@@ -189,3 +189,26 @@ def test_create_body_is_required_json(spec: dict[str, Any]) -> None:
     body = spec["paths"]["/pets"]["post"]["requestBody"]
     assert body["required"] is True
     assert body["content"] == {"application/json": {"schema": {"$ref": "#/components/schemas/NewPet"}}}
+
+
+# Pairs Python calls equal (or hashes alike) that JSON Schema tells apart, and values too long to keep.
+KEPT_VERDICT_CASES = [
+    ({"id": 1, "name": "Rex"}, {"id": True, "name": "Rex"}),
+    ({"id": 1, "name": "Rex"}, {"id": 1.0, "name": "Rex"}),
+    ({"id": 1, "name": "Rex", "categoryId": 0}, {"id": 1, "name": "Rex", "categoryId": False}),
+    ({"id": 1, "name": "Rex", "categoryId": 0.0}, {"id": 1, "name": "Rex", "categoryId": -0.0}),
+    ({"id": 1, "name": "1.0"}, {"id": 1, "name": 1.0}),
+    ({"id": 1, "name": "Rex", "status": None}, {"id": 1, "name": "Rex", "status": "None"}),
+    ({"id": 1, "name": "H" * 1_000_000}, {"id": 1, "name": "H" * 1_000_000, "status": "lost"}),
+    ({"id": 2**63 - 1, "name": "Rex"}, {"id": 2**63, "name": "Rex"}),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), KEPT_VERDICT_CASES)
+def test_kept_verdicts_tell_json_values_apart(first: dict[str, Any], second: dict[str, Any]) -> None:
+    """A verdict kept for one object (``schema_errors``' cache) is never given to another JSON value."""
+    from petstore_contract.interface import spec as spec_module
+
+    for instance in (first, second, first, second):  # asked twice: the second answer is the kept one
+        assert spec_module.schema_errors("Pet", instance) == spec_module._schema_errors("Pet", instance)
+    assert spec_module._flat_key(first)[0] != spec_module._flat_key(second)[0]

@@ -71,12 +71,49 @@ def validator(component: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(root, format_checker=checker)
 
 
+# One animal comes back in many answers of a run (every page, every read, every stateful step), and
+# validating a Pet with jsonschema costs more than the rest of judging it: a schema's verdict on a flat
+# JSON object of scalars is kept, so each distinct object is validated once.  The key holds each
+# value's type (``1``, ``1.0`` and ``True`` are equal in Python, not in JSON Schema) and a float's repr
+# (``0.0`` and ``-0.0`` are quoted differently).  Memory is bounded by the objects and the text kept.
+VERDICTS_KEPT = 20_000
+TEXT_KEPT = 8_000_000  # characters of string values held by the keys, all of them together
+_verdicts: dict[tuple[str, tuple[tuple[str, type, Any], ...]], tuple[str, ...]] = {}
+_text_kept = 0
+
+
 def schema_errors(component: str, instance: Any) -> list[str]:
+    global _text_kept
+    key, text = _flat_key(instance)
+    if key is not None and (kept := _verdicts.get((component, key))) is not None:
+        return list(kept)
+    problems = _schema_errors(component, instance)
+    if key is not None and len(_verdicts) < VERDICTS_KEPT and _text_kept + text <= TEXT_KEPT:
+        _verdicts[(component, key)] = tuple(problems)
+        _text_kept += text  # racing threads may miscount by an entry: a bound, not a ledger
+    return problems
+
+
+def _schema_errors(component: str, instance: Any) -> list[str]:
     try:
         errors = sorted(validator(component).iter_errors(instance), key=lambda e: list(e.absolute_path))
         return [f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}" for e in errors]
     except RecursionError:  # the message quotes the value; Pet and Error hold no nested values anyway
         return [f"(body): not a {component}: a value nested deeper than can be shown"]
+
+
+def _flat_key(instance: Any) -> tuple[tuple[tuple[str, type, Any], ...] | None, int]:
+    """``instance`` as a cache key (None: not a JSON object of scalars) and the characters it holds."""
+    if not isinstance(instance, dict):
+        return None, 0
+    key: list[tuple[str, type, Any]] = []
+    text = 0
+    for name, value in instance.items():
+        if value is not None and not isinstance(value, str | int | float):  # bool is an int: its type differs
+            return None, 0
+        text += len(name) + (len(value) if isinstance(value, str) else 0)
+        key.append((name, type(value), repr(value) if isinstance(value, float) else value))
+    return tuple(key), text
 
 
 @cache

@@ -67,11 +67,11 @@ CLAUSE_OF: dict[tuple[str, str], str] = {
 }
 
 
-def _ids_listed(body: bytes) -> list[int]:
+def _ids_listed(seen: Observed) -> list[int]:
     """The ids of a list answer (or of one created Pet), ignoring whatever is not a Pet."""
     try:
-        data = json.loads(body)
-    except ValueError:
+        data = seen.json()
+    except (ValueError, RecursionError):
         return []
     items = data if isinstance(data, list) else [data]
     return [item["id"] for item in items if isinstance(item, dict) and type(item.get("id")) is int]
@@ -111,7 +111,7 @@ class Tally:
             intent = "201" if new_pet(seen.request.body) else "400"
             self.answers[f"{operation}|{intent}|{status}"] += 1
             if status == "201":
-                self._hand_out(_ids_listed(seen.body), seen.started)
+                self._hand_out(_ids_listed(seen), seen.started)
         elif operation == READ:
             self._read(url, status, seen.started)
         elif operation == ORDERS:
@@ -126,7 +126,7 @@ class Tally:
             self.parameters[f"limit|{limit}|{status}"] += 1
             self.parameters[f"status|{state}|{status}"] += 1
         if status == "200":
-            self._hand_out(_ids_listed(seen.body), seen.started)
+            self._hand_out(_ids_listed(seen), seen.started)
 
     def _read(self, url: str, status: str, started: float) -> None:
         segment = unquote(urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1])

@@ -30,6 +30,7 @@ import json
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, unquote_plus, urlsplit
@@ -66,6 +67,13 @@ class _Answer:
         self.body = seen.body
         self.headers: CaseInsensitiveDict[str] = CaseInsensitiveDict(seen.headers)
         self._exchange: Exchange | None = None
+
+    def json(self) -> Any:
+        """The body as JSON, parsed once for every watcher (``Observed.json``); not JSON: the Mismatch."""
+        try:
+            return self.seen.json()
+        except (ValueError, RecursionError):
+            return expect.parse_json(self)  # raises, with the exchange as evidence
 
     @property
     def exchange(self) -> Exchange:
@@ -167,14 +175,15 @@ class Oracle:
             # generated tests' negative cases place it there), not a malformed animal to judge here.
             return found
         schema = answer_schema(operation, status)
+        pets: list[Any] = []  # what the shape check read, judged by the model without reading it again
         if schema == "Pet":
             if self._invalid_admitted(answer):
                 return found
-            if check(Kind.PET_BODY, lambda: expect.pet(expect.parse_json(answer), "the body", answer.exchange)):
-                found += self.model.judge(operation, [expect.parse_json(answer)], answer)
+            if check(Kind.PET_BODY, lambda: pets.append(self._pet(answer))):
+                found += self.model.judge(operation, pets, answer)
         elif schema == "Pet[]":
-            if check(Kind.PET_LIST, lambda: self._pet_list(answer)):
-                found += self.model.judge(operation, self._pet_list(answer), answer)
+            if check(Kind.PET_LIST, lambda: pets.extend(self._pet_list(answer))):
+                found += self.model.judge(operation, pets, answer)
         elif schema == "Error":
             check(Kind.ERROR_BODY, lambda: expect.error_body(answer))
             if operation == "getPet" and status == 404 and (pet_id := _pet_id(request.url or "")) is not None:
@@ -187,7 +196,7 @@ class Oracle:
 
     def _admitted(self, answer: _Answer) -> None:
         try:
-            body = expect.parse_json(answer)
+            body = answer.json()
         except Mismatch:
             return
         if isinstance(body, dict) and type(body.get("id")) is int:
@@ -199,15 +208,18 @@ class Oracle:
         pet_id = _pet_id(answer.seen.request.url or "")
         return pet_id is not None and pet_id in self.admitted
 
+    def _pet(self, answer: _Answer) -> Any:
+        return _evidenced(answer, lambda: expect.pet(answer.json(), "the body"))
+
     def _pet_list(self, answer: _Answer) -> list[Any]:
         """The list's Pets (an array of Pet), but those made from invalid data the service accepted."""
         expect.status(answer, 200)
-        body = expect.parse_json(answer)
+        body = answer.json()
         if not isinstance(body, list):
             raise Mismatch("a JSON array of Pet", f"a JSON {type(body).__name__}", answer.exchange, Kind.PET_LIST)
         kept = [item for item in body if not (isinstance(item, dict) and item.get("id") in self.admitted)]
         for index, item in enumerate(kept):
-            expect.pet(item, f"item {index} of the list", answer.exchange)
+            _evidenced(answer, lambda: expect.pet(item, f"item {index} of the list"))  # noqa: B023 (called at once)
         return kept
 
     def _key_elsewhere(self, request: Any) -> bool:
@@ -243,6 +255,16 @@ class Oracle:
         with self._lock:
             findings = [finding.to_dict() for finding in self.findings]
             return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
+
+
+def _evidenced(answer: _Answer, check: Callable[[], Any]) -> Any:
+    """``check()``, its Mismatch given the exchange as evidence: the redacted exchange (which scans the
+    whole body, a page can be megabytes) is built for a finding only, not for every answer."""
+    try:
+        return check()
+    except Mismatch as mismatch:
+        mismatch.exchange = answer.exchange
+        raise
 
 
 def _location(seen: Observed) -> bool:

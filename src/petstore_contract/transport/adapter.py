@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import io
+import json
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from http.client import RemoteDisconnected
 from typing import Any
 
@@ -105,6 +107,22 @@ class Observed:
     headers: tuple[tuple[str, str], ...] = ()
     body: bytes = b""
     problem: str = ""
+
+    def json(self) -> Any:
+        """The body as JSON, parsed once for every watcher (a page can be megabytes); raises ValueError
+        (or RecursionError) as ``json.loads`` does.  The value is shared: a watcher reads it, never
+        changes it."""
+        parsed, problem = self._parsed
+        if problem is not None:
+            raise problem
+        return parsed
+
+    @cached_property
+    def _parsed(self) -> tuple[Any, ValueError | RecursionError | None]:
+        try:
+            return json.loads(self.body), None
+        except (ValueError, RecursionError) as exc:
+            return None, exc
 
 
 class GuardedAdapter(HTTPAdapter):
