@@ -33,6 +33,7 @@ GRID = [(status, limit) for status in store.FILTERS for limit in store.LIMITS]
 # of each page, at most this many ids (a few percent of a run's requests).
 SAMPLED = 24
 SAMPLE = "sample|"  # the key of a sampled read among the grid's answers
+OWN_READ = "own|"  # the key of an animal read back (``_read_back``) among them
 
 
 @dataclass
@@ -145,15 +146,18 @@ def seed(run: Run, api: Api) -> Seeded:
     # The plan of writes: the suite's own animals and every body carrying a variation first, while
     # the store is small enough to show each on a page of 100 whatever the service's order; then
     # a look at the store (every animal on a page, if it is seen whole); the fillers last.  The
-    # first own animal goes alone: the ids right after the one it is given are read before the
-    # others are created, so that on a store too large to see whole an id that answered 200 and is
-    # then handed to the suite's own animal proves an animal invented on read (read.not-found).
-    created = _create(api, own[:1])
-    marker = created_pet(created[-1]) if created else None
-    if marker is not None and not seeded.whole_before:
-        seeded.probes |= _probes_after(api, seeded, marker["id"])
+    # first own animal goes alone on a store too large to see whole: the ids right after the one it is
+    # given are read before the others are created, so that an id that answered 200 and is then handed
+    # to the suite's own animal proves an animal invented on read (read.not-found).  A store seen whole
+    # showed every id it holds: there the probes before any write decide, and the creates go together.
     keys = list(plan)
-    created += _create(api, own[1:] + [plan[key] for key in keys])
+    bodies = own + [plan[key] for key in keys]
+    alone = 0 if seeded.whole_before else 1
+    created = _create(api, bodies[:alone])
+    marker = created_pet(created[-1]) if created else None
+    if marker is not None:
+        seeded.probes |= _probes_after(api, seeded, marker["id"])
+    created += _create(api, bodies[alone:])
     for body, answer in zip(own, created, strict=False):
         pet = _keep(seeded, body, answer)
         if pet is None:
@@ -228,6 +232,7 @@ class Grid:
     known: store.Knowledge
     cap_seen: int
     samples: dict[int, Row] = field(default_factory=dict)  # id -> GET /pets/{id}, for ids the grid listed
+    own_reads: dict[str, Row] = field(default_factory=dict)  # str(id) -> GET /pets/{id} of ``_read_back``
 
 
 def _sample_ids(answers: dict[str, Row]) -> list[int]:
@@ -255,9 +260,10 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
         unfiltered = {_grid_key(q): _list_request(*q) for q in GRID if q[0] is None}
         filtered = {_grid_key(q): _list_request(*q) for q in GRID if q[0] is not None}
         pages = send_table(api, unfiltered) | send_table(api, filtered)
-        # Read alone in the same process as the grid, so that its pipeline (oracle.py) compares them too.
+        # Read alone in the same process as the grid, so that its pipeline (oracle.py) compares them too;
+        # the suite's own animals are read back beside them (``_reads``): one round trip for both.
         reads = {f"{SAMPLE}{pet_id}": Request("GET", f"/pets/{pet_id}") for pet_id in _sample_ids(pages)}
-        return pages | send_table(api, reads)
+        return pages | send_table(api, reads | _own_reads(run, seeded))
 
     shared = run.once_answers("grid", ask)
     answers = {q: shared[_grid_key(q)] for q in GRID}
@@ -270,7 +276,8 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
         status = None if pet_id in seeded.repeated else body.get("status")
         known.add({"id": int(pet_id), "status": status})
     samples = {int(key.removeprefix(SAMPLE)): row for key, row in shared.items() if key.startswith(SAMPLE)}
-    return Grid(answers, pages, known, store.largest_page(list(pages.values())), samples)
+    own = {key.removeprefix(OWN_READ): row for key, row in shared.items() if key.startswith(OWN_READ)}
+    return Grid(answers, pages, known, store.largest_page(list(pages.values())), samples, own)
 
 
 def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> list[dict[str, Any]]:
@@ -281,14 +288,22 @@ def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) ->
     raise undecided(clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by="create.created")
 
 
-def _reads(run: Run, api: Api, seeded: Seeded) -> list[tuple[dict[str, Any], Row]]:
-    """Each of the suite's own animals read back, side by side (or, read-only, a few listed ones)."""
+def _read_back(run: Run, seeded: Seeded) -> list[dict[str, Any]]:
+    """The animals read back after the grid: the suite's own (or, read-only, a few listed ones), and the
+    animal created last (a filler), read right after set-up's writes."""
     pets = seeded.own if seeded.own else ([] if not run.read_only else seeded.before[:6])
     if seeded.own and seeded.newest is not None:
-        pets = [*pets, seeded.newest]  # the animal created last (a filler), read right after set-up's writes
-    table = {str(pet["id"]): Request("GET", f"/pets/{pet['id']}") for pet in pets}
-    answers = run.once_answers("reads", lambda: send_table(api, table))
-    return [(pet, answers[str(pet["id"])]) for pet in pets]
+        pets = [*pets, seeded.newest]
+    return pets
+
+
+def _own_reads(run: Run, seeded: Seeded) -> dict[str, Request]:
+    return {f"{OWN_READ}{pet['id']}": Request("GET", f"/pets/{pet['id']}") for pet in _read_back(run, seeded)}
+
+
+def _reads(run: Run, grid: Grid, seeded: Seeded) -> list[tuple[dict[str, Any], Row]]:
+    """Each animal of ``_read_back`` with its answer (sent with the grid's sampled reads, side by side)."""
+    return [(pet, grid.own_reads[str(pet["id"])]) for pet in _read_back(run, seeded)]
 
 
 def _grid_key(query: tuple[str | None, int | None]) -> str:
@@ -314,7 +329,8 @@ def prepare(run: Run) -> Prepared:
     seeded = Seeded(**run.once("seeded", lambda: seed(run, run.api).to_dict()))
     if seeded.crowded and not run.read_only:
         run.cases.limit_creates(GENERATED_CREATES_WHEN_CROWDED)
-    return Prepared(seeded, _grid(run, run.api, seeded), _reads(run, run.api, seeded))
+    grid = _grid(run, run.api, seeded)
+    return Prepared(seeded, grid, _reads(run, grid, seeded))
 
 
 def prepared_of(run: Run) -> Prepared:
