@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
+from petstore_contract.interface import spec as spec_module
 from petstore_contract.interface.spec import load_spec, spec_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,8 +208,6 @@ KEPT_VERDICT_CASES = [
 @pytest.mark.parametrize(("first", "second"), KEPT_VERDICT_CASES)
 def test_kept_verdicts_tell_json_values_apart(first: dict[str, Any], second: dict[str, Any]) -> None:
     """A verdict kept for one object (``schema_errors``' cache) is never given to another JSON value."""
-    from petstore_contract.interface import spec as spec_module
-
     for instance in (first, second, first, second):  # asked twice: the second answer is the kept one
         assert spec_module.schema_errors("Pet", instance) == spec_module._schema_errors("Pet", instance)
     assert spec_module._flat_key(first)[0] != spec_module._flat_key(second)[0]

@@ -209,7 +209,7 @@ class Oracle:
         return pet_id is not None and pet_id in self.admitted
 
     def _pet(self, answer: _Answer) -> Any:
-        return _evidenced(answer, lambda: expect.pet(answer.json(), "the body"))
+        return _evidenced(answer, expect.pet, answer.json(), "the body")
 
     def _pet_list(self, answer: _Answer) -> list[Any]:
         """The list's Pets (an array of Pet), but those made from invalid data the service accepted."""
@@ -219,7 +219,7 @@ class Oracle:
             raise Mismatch("a JSON array of Pet", f"a JSON {type(body).__name__}", answer.exchange, Kind.PET_LIST)
         kept = [item for item in body if not (isinstance(item, dict) and item.get("id") in self.admitted)]
         for index, item in enumerate(kept):
-            _evidenced(answer, lambda: expect.pet(item, f"item {index} of the list"))  # noqa: B023 (called at once)
+            _evidenced(answer, expect.pet, item, f"item {index} of the list")
         return kept
 
     def _key_elsewhere(self, request: Any) -> bool:
@@ -257,11 +257,11 @@ class Oracle:
             return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
 
 
-def _evidenced(answer: _Answer, check: Callable[[], Any]) -> Any:
-    """``check()``, its Mismatch given the exchange as evidence: the redacted exchange (which scans the
-    whole body, a page can be megabytes) is built for a finding only, not for every answer."""
+def _evidenced(answer: _Answer, check: Callable[..., Any], *args: Any) -> Any:
+    """``check(*args)``, its Mismatch given the exchange as evidence: the redacted exchange (which scans
+    the whole body, a page can be megabytes) is built for a finding only, not for every answer."""
     try:
-        return check()
+        return check(*args)
     except Mismatch as mismatch:
         mismatch.exchange = answer.exchange
         raise

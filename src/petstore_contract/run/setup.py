@@ -152,12 +152,12 @@ def seed(run: Run, api: Api) -> Seeded:
     # showed every id it holds: there the probes before any write decide, and the creates go together.
     keys = list(plan)
     bodies = own + [plan[key] for key in keys]
-    alone = 0 if seeded.whole_before else 1
-    created = _create(api, bodies[:alone])
-    marker = created_pet(created[-1]) if created else None
-    if marker is not None:
-        seeded.probes |= _probes_after(api, seeded, marker["id"])
-    created += _create(api, bodies[alone:])
+    created: list[Row] = []
+    if seeded.crowded:
+        created = _create(api, bodies[:1])
+        if (marker := created_pet(created[0])) is not None:
+            seeded.probes |= _probes_after(api, seeded, marker["id"])
+    created += _create(api, bodies[len(created) :])
     for body, answer in zip(own, created, strict=False):
         pet = _keep(seeded, body, answer)
         if pet is None:
