@@ -17,7 +17,8 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from devtools.launcher import SuiteRun, run_suite
+from devtools.launcher import Runner, SuiteRun, run_suite
+from devtools.suitehost import suite_hosts
 from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS, BackgroundServer, build_app
 from petstore_contract.reference.variants import Variant
 
@@ -96,26 +97,26 @@ def _closed_port() -> Iterator[str]:
         yield f"http://127.0.0.1:{bound.getsockname()[1]}/v1"
 
 
-def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK) -> SuiteRun:
+def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK, runner: Runner = run_suite) -> SuiteRun:
     key = "killmatrix-" + secrets.token_urlsafe(12)
     hostile = ("--contract-request-timeout", "1", "--contract-circuit-breaker", "3")
     if scenario.name == "closed-port":
         with _closed_port() as url:
-            return run_suite(url, key, *suite_args, *hostile)
+            return runner(url, key, *suite_args, *hostile)
     if scenario.name == "blackhole":
         with _blackhole() as url:
-            return run_suite(url, key, *suite_args, *hostile)
+            return runner(url, key, *suite_args, *hostile)
     budget = ("--contract-run-budget", "3") if scenario.name == "over-budget" else ()
     fault = scenario.name if scenario.kind == "fault" else None
     with BackgroundServer(build_app(key, _variant(scenario), fault)) as server:
-        return run_suite(server.base_url, key, *suite_args, *budget)
+        return runner(server.base_url, key, *suite_args, *budget)
 
 
 def run_catalog(chosen: Iterable[Scenario] | None = None, parallel: int = 3) -> dict[Scenario, SuiteRun]:
+    """Every scenario (or the chosen), ``parallel`` at a time, each in a suite host (``suitehost.py``)."""
     todo = list(chosen if chosen is not None else scenarios())
-    args = QUICK
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        return dict(zip(todo, pool.map(lambda scenario: run_scenario(scenario, args), todo), strict=True))
+    with suite_hosts() as hosts, ThreadPoolExecutor(max_workers=parallel) as pool:
+        return dict(zip(todo, pool.map(lambda scenario: run_scenario(scenario, QUICK, hosts.run), todo), strict=True))
 
 
 def collateral(scenario: Scenario, run: SuiteRun) -> set[str]:

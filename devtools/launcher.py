@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from petstore_contract.interface.spec import suite_dir
 
@@ -57,6 +57,12 @@ class SuiteRun:
         return int(self.summary.get(name, 0))
 
 
+class Runner(Protocol):
+    """What runs the suite once: ``run_suite`` (a process of its own) or ``SuiteHosts.run`` (a host's)."""
+
+    def __call__(self, base_url: str | None, api_key: str | None, *args: str) -> SuiteRun: ...
+
+
 def suite_command(reports: Path, base_url: str | None, args: Sequence[str], suite: Path | None = None) -> list[str]:
     """The pytest command line of a suite run: reports (and JUnit) in ``reports``; ``suite`` defaults to this one."""
     command = [sys.executable, "-m", "pytest", str(suite or suite_dir()), "-q", "-p", "no:cacheprovider"]
@@ -88,14 +94,19 @@ def run_suite(
             command, cwd=cwd or ROOT, env=environment, capture_output=True, text=True, timeout=timeout, check=False
         )
         run = SuiteRun(done.returncode, time.monotonic() - started, output=done.stdout + done.stderr)
-        summary = reports / "summary.json"
-        if summary.exists():
-            run.summary = json.loads(summary.read_text(encoding="utf-8"))
-        for name in keep:
-            path = reports / name
-            if path.exists():
-                run.reports[name] = path.read_text(encoding="utf-8")
-        return run
+        return read_reports(run, reports, keep)
+
+
+def read_reports(run: SuiteRun, reports: Path, keep: tuple[str, ...]) -> SuiteRun:
+    """``run`` with its summary (the verdict) and the report files named in ``keep``, as far as they exist."""
+    summary = reports / "summary.json"
+    if summary.exists():
+        run.summary = json.loads(summary.read_text(encoding="utf-8"))
+    for name in keep:
+        path = reports / name
+        if path.exists():
+            run.reports[name] = path.read_text(encoding="utf-8")
+    return run
 
 
 def stop_process(process: subprocess.Popen[Any]) -> None:

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from devtools.killmatrix import suite_errors
-from devtools.launcher import SuiteRun, run_suite, stop_process
+from devtools.launcher import Runner, SuiteRun, run_suite, stop_process
+from devtools.suitehost import suite_hosts
 
 HERE = Path(__file__).resolve().parent
 ROUNDS = ("blind", "blind2")  # the folders of the blind catalogs, in the order they were written
@@ -105,16 +106,17 @@ def blind_server(scenario: BlindScenario, key: str) -> Iterator[str]:
         stop_process(server)
 
 
-def run_scenario(scenario: BlindScenario) -> SuiteRun:
+def run_scenario(scenario: BlindScenario, runner: Runner = run_suite) -> SuiteRun:
     key = "blind-" + secrets.token_urlsafe(12)
     with blind_server(scenario, key) as base_url:
-        return run_suite(base_url, key, *SUITE_ARGS, timeout=600)
+        return runner(base_url, key, *SUITE_ARGS)
 
 
 def run_blind_catalog(chosen: list[BlindScenario] | None = None, parallel: int = 3) -> dict[BlindScenario, SuiteRun]:
+    """Every server (or the chosen), ``parallel`` at a time, each judged in a suite host (``devtools/suitehost.py``)."""
     todo = scenarios() if chosen is None else chosen
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        return dict(zip(todo, pool.map(run_scenario, todo), strict=True))
+    with suite_hosts() as hosts, ThreadPoolExecutor(max_workers=parallel) as pool:
+        return dict(zip(todo, pool.map(lambda scenario: run_scenario(scenario, hosts.run), todo), strict=True))
 
 
 def caught(run: SuiteRun) -> bool:
