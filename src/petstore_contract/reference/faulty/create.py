@@ -31,7 +31,9 @@ class Create500OnInvalidJson(PetStore):
         try:
             return await super().read_body(request)
         except BadRequest as exc:
-            if exc.__cause__ is None:  # too large or empty: only the JSON error is raised from the parser's
+            # Of the reference's 400s for a body, only that of a body not JSON comes from the parser's
+            # error: a body too large or empty keeps its 400.
+            if exc.__cause__ is None:
                 raise
             raise RuntimeError("invalid JSON") from exc
 

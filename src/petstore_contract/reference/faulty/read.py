@@ -12,14 +12,14 @@ from petstore_contract.reference.app import PetStore
 from petstore_contract.reference.faulty.registry import fault
 from petstore_contract.reference.rules import DEPRECATION, SUNSET, Rules
 
-Pet = dict[str, Any] | None
+Found = dict[str, Any] | None  # the animal a read answers with, if any
 
 # -- the animal found -----------------------------------------------------------------------------------
 
 
 @fault("read_500_on_negative_id")
 class Read500OnNegativeId(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         if pet_id is not None and INT64_MIN <= pet_id < 0:
             raise RuntimeError("negative id")
         return super().find(pet_id)
@@ -27,13 +27,13 @@ class Read500OnNegativeId(PetStore):
 
 @fault("read_off_by_one")
 class ReadOffByOne(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         return super().find(None if pet_id is None else pet_id + self.variant.id_step)
 
 
 @fault("read_by_name_collision")
 class ReadByNameCollision(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         pet = super().find(pet_id)
         if pet is None:
             return None
@@ -42,7 +42,7 @@ class ReadByNameCollision(PetStore):
 
 @fault("read_wrong_animal_after_50")
 class ReadWrongAnimalAfter50(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         pet = super().find(pet_id)
         if pet is None or len(self.pets) <= 50:
             return pet
@@ -53,26 +53,26 @@ class ReadWrongAnimalAfter50(PetStore):
 
 @fault("read_forgets_pets")
 class ReadForgetsPets(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         return None
 
 
 @fault("read_404_for_newest")
 class Read404ForNewest(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         return None if pet_id == next(reversed(self.pets), None) else super().find(pet_id)
 
 
 @fault("read_drops_status")
 class ReadDropsStatus(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         pet = super().find(pet_id)
         return None if pet is None else {k: v for k, v in pet.items() if k != "status"}
 
 
 @fault("read_changes_name")
 class ReadChangesName(PetStore):
-    def find(self, pet_id: int | None) -> Pet:
+    def find(self, pet_id: int | None) -> Found:
         pet = super().find(pet_id)
         if pet is None:
             return None
