@@ -7,12 +7,15 @@ subprocess with --base-url and the key in the environment.  The kill matrix prin
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from devtools.killmatrix import Scenario, acceptable, caught, collateral, scenarios
 from devtools.launcher import SuiteRun
 from petstore_contract.interface.clauses import registry
 from petstore_contract.reference import FAULTS, VARIANTS
+from petstore_contract.reference.faulty import REGISTERED
 
 Catalog = dict[Scenario, SuiteRun]
 CATCH_ALL = "generated.other"
@@ -63,6 +66,13 @@ def test_every_fault_names_a_known_clause() -> None:
     unknown = {f.name: f.clause for f in FAULTS.values() if f.clause not in clauses}
     assert not unknown, unknown
     assert all(d in clauses for f in FAULTS.values() for d in f.dependants)
+
+
+def test_every_fault_has_exactly_one_implementation() -> None:
+    implemented = Counter(i.name for i in REGISTERED)
+    assert sorted(set(FAULTS) - set(implemented)) == [], "faults of faults.toml without an implementation"
+    assert sorted(set(implemented) - set(FAULTS)) == [], "implementations of no fault of faults.toml"
+    assert sorted(name for name, count in implemented.items() if count > 1) == [], "faults implemented twice"
 
 
 def test_every_must_clause_is_broken_by_some_fault() -> None:

@@ -95,24 +95,24 @@ DIFF = """\
 --- a/src/petstore_contract/reference/app.py
 +++ b/src/petstore_contract/reference/app.py
 @@ -75,3 +75,3 @@
-         media = "application/json"
--        if status >= 400 and self.has("error_html_content_type"):
-+        if not status >= 400 and self.has("error_html_content_type"):
-             media = "text/html"
+         challenge = self.variant.www_authenticate
+-        if presented and challenge == REFERENCE.www_authenticate:
++        if not presented and challenge == REFERENCE.www_authenticate:
+             # RFC 6750 §3.1: error details only when a credential was presented.
 """
 
 
 def test_key_is_the_function_operator_and_lines_not_a_position() -> None:
-    key = classification.key_from_diff("reference/app.py", "json", "core/AddNot", DIFF)
+    key = classification.key_from_diff("reference/app.py", "challenge", "core/AddNot", DIFF)
     assert key == classification.MutantKey(
         "reference/app.py",
-        "json",
+        "challenge",
         "core/AddNot",
-        'if status >= 400 and self.has("error_html_content_type"):',
-        'if not status >= 400 and self.has("error_html_content_type"):',
+        "if presented and challenge == REFERENCE.www_authenticate:",
+        "if not presented and challenge == REFERENCE.www_authenticate:",
     )
     moved = DIFF.replace("@@ -75,3 +75,3 @@", "@@ -175,3 +175,3 @@").replace("        ", "    ")
-    assert classification.key_from_diff("reference/app.py", "json", "core/AddNot", moved) == key
+    assert classification.key_from_diff("reference/app.py", "challenge", "core/AddNot", moved) == key
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -123,16 +123,16 @@ def write(tmp_path: Path, text: str) -> Path:
 
 ENTRY = """\
     [[survivor]]
-    function = "json"
+    function = "challenge"
     operator = "core/AddNot"
-    line = 'if status >= 400 and self.has("error_html_content_type"):'
-    mutant = '  if not status >= 400 and self.has("error_html_content_type"):  '
+    line = 'if presented and challenge == REFERENCE.www_authenticate:'
+    mutant = '  if not presented and challenge == REFERENCE.www_authenticate:  '
 """
 
 
 def test_classification_matches_by_key_with_own_or_shared_reason(tmp_path: Path) -> None:
-    key = classification.key_from_diff("reference/app.py", "json", "core/AddNot", DIFF)
-    own = classification.load(write(tmp_path, ENTRY + '    class = "equivalent"\n    reason = "has() is False"\n'))
+    key = classification.key_from_diff("reference/app.py", "challenge", "core/AddNot", DIFF)
+    own = classification.load(write(tmp_path, ENTRY + '    class = "equivalent"\n    reason = "no client can tell"\n'))
     assert own[key].kind == "equivalent"
     shared = write(
         tmp_path,

@@ -4,14 +4,15 @@
 
 cosmic-ray plants one fault at a time in ``reference/app.py`` and ``reference/rules.py`` (the modules of
 ``reference/`` with store logic and the document's rules: ``variants.py`` is data whose entries all run at
-import, ``faults.py`` loads the catalog, the rest serves sockets), the contract suite judges the mutated
-reference as a user would, and every mutant the suite passes must be classified in ``mutants.toml`` as
-equivalent or legitimate. Steps:
+import, ``faults.py`` loads the catalog, ``faulty/`` holds the catalog's faults, which the plain reference
+never runs and whose mutants would prove nothing, the rest serves sockets), the contract suite judges the
+mutated reference as a user would, and every mutant the suite passes must be classified in
+``mutants.toml`` as equivalent or legitimate. Steps:
 
 1. every mutant of the module (cosmic-ray's operators), into a session file (``--session``);
 2. left out, each with its reason: the operator families that are noise here (``session.py``), and the
-   mutants whose code the plain reference never evaluates while the suite runs (``reach.py``: dead
-   fault branches and variant knobs, equivalent by construction);
+   mutants whose code the plain reference never evaluates while the suite runs (``reach.py``: the
+   branches of variant knobs off for it, equivalent by construction);
 3. ``--sample N --seed S``: N of the rest, drawn reproducibly (without it: all of them, the full run);
 4. each mutant in a copy of the tree under a temporary folder (``mutant_runs.py``), ``--jobs`` at a time
    (one that does not compile is skipped there);

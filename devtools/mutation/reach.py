@@ -1,13 +1,13 @@
 """What of the reference's code the plain reference evaluates while the contract suite runs against it once.
 
-Most of ``reference/app.py`` is dead for the plain reference: every ``if self.has("<fault>")`` body and
-every branch of a variant knob.  A mutant there cannot change a single answer (it is equivalent by
+Part of ``reference/app.py`` and ``reference/rules.py`` is dead for the plain reference: every branch
+of a variant knob that is off for it.  A mutant there cannot change a single answer (it is equivalent by
 construction), so the mutation run skips it rather than spend a suite run on it.
 
-Line coverage is too coarse for this file: ``if self.has("auth_key_prefix") and token and
-key.startswith(token):`` is an executed line whose last two operands never run, and ``return 50 if
-self.has("list_default_50") else 5 if self.has("list_default_5") else 20`` runs only its ``20``.  So the
-server process records every *instruction* it executes in the traced files, with its source span
+Line coverage is too coarse for these files: ``if self.variant.unique_names and any(p.get("name") ==
+name for p in self.pets.values()):`` is an executed line whose last operand never runs, and ``return
+ABSENT if self.variant.default_status is None else self.variant.default_status`` runs only its second
+branch.  So the server process records every *instruction* it executes in the traced files, with its source span
 (``co_positions``, Python 3.11+), and a mutation counts as reached when an executed instruction lies
 inside the smallest piece of code around it that is evaluated as a whole (a "unit"): its statement, an
 operand of ``and``/``or`` after the first, a branch of ``x if c else y``, a comprehension's element or

@@ -1,9 +1,10 @@
 """The reference Pet Store as an ASGI application: ``PetStore``'s routes under /v1, its answer to a path
 or method the document does not show, and the request counter.
 
-Kept apart from ``app.py`` (the behaviour the document decides, and every fault's one place): nothing
-here is a clause, so the mutation sample (``devtools/mutation``, which mutates ``app.py`` and
-``rules.py``) leaves it out.
+Kept apart from ``app.py`` (the behaviour the document decides): nothing here is a clause, so the
+mutation sample (``devtools/mutation``, which mutates ``app.py`` and ``rules.py``) leaves it out.  A
+fault is installed here: ``build_app`` serves the subclass ``reference/faulty/`` registered under its
+name instead of the clean ``PetStore``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from starlette.responses import Response
 from starlette.routing import Mount
 
 from petstore_contract.reference.app import PetStore
+from petstore_contract.reference.faulty import faulty_store
 from petstore_contract.reference.variants import REFERENCE, Variant
 
 
@@ -40,8 +42,8 @@ class RequestCounter:
 
 
 def build_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = None) -> Starlette:
-    """The Pet Store under /v1, answering every input with a documented status."""
-    store = PetStore(api_key, variant, fault)
+    """The Pet Store under /v1, answering every input with a documented status; with ``fault``, that fault's."""
+    store = PetStore(api_key, variant) if fault is None else faulty_store(api_key, variant, fault)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

@@ -5,8 +5,14 @@ RFC the document relies on, quotes it word for word, breaks exactly one clause o
 (``clauses.toml``) and leaves the server otherwise conformant.  The self-test runs the contract
 suite against every fault and demands that it be caught on its clause with no collateral.
 
-To add a fault: add a ``[faults.<name>]`` table to ``faults.toml``, then make ``reference/app.py``
-misbehave where ``self.has(<name>)`` is true, at the one place the clause is decided.
+The clean reference (``app.py``, ``rules.py``) names no fault.  Each fault is implemented in
+``reference/faulty/``: a subclass of ``PetStore`` or ``Rules`` registered under its name that overrides
+the hook where its clause is decided; ``build_app(key, variant, fault)`` serves that subclass.
+
+To add a fault: add a ``[faults.<name>]`` table to ``faults.toml``, then a class decorated with
+``@fault("<name>")`` to the module of ``reference/faulty/`` for its part, overriding the hook that
+decides the clause (where no hook decides it, add one to the clean server: a small method named after
+what it decides).  ``selftests/test_faults.py`` fails until every fault has exactly one implementation.
 """
 
 from __future__ import annotations

@@ -1,0 +1,143 @@
+"""Faults of POST /pets (§4.2) in the server: the body it reads, the ids it hands out, what it stores
+and its answer.  Those of the rules that validate a NewPet are in ``newpet.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.reference.app import MAX_BODY_BYTES, PetStore
+from petstore_contract.reference.faulty.registry import fault
+from petstore_contract.reference.rules import BadRequest, Rules
+
+# -- the body ----------------------------------------------------------------------------------------------
+
+
+@fault("create_500_on_empty_body")
+class Create500OnEmptyBody(PetStore):
+    async def read_body(self, request: Request) -> Any:
+        raw = await request.body()
+        if len(raw) <= MAX_BODY_BYTES and not raw.strip():  # a body too large is refused first
+            raise RuntimeError("empty body")
+        return await super().read_body(request)
+
+
+@fault("create_500_on_invalid_json")
+class Create500OnInvalidJson(PetStore):
+    async def read_body(self, request: Request) -> Any:
+        try:
+            return await super().read_body(request)
+        except BadRequest as exc:
+            # Of the reference's 400s for a body, only that of a body not JSON comes from the parser's
+            # error: a body too large or empty keeps its 400.
+            if exc.__cause__ is None:
+                raise
+            raise RuntimeError("invalid JSON") from exc
+
+
+# -- the answer --------------------------------------------------------------------------------------------
+
+
+@fault("create_returns_200")
+class CreateReturns200(PetStore):
+    def create_answer(self, pet: dict[str, Any], headers: dict[str, str]) -> Response:
+        return self.json(pet, 200, headers)
+
+
+@fault("create_id_string")
+class CreateIdString(PetStore):
+    def create_answer(self, pet: dict[str, Any], headers: dict[str, str]) -> Response:
+        return super().create_answer({**pet, "id": str(pet["id"])}, headers)
+
+
+# -- the ids -----------------------------------------------------------------------------------------------
+
+
+@fault("create_id_reused")
+class CreateIdReused(PetStore):
+    def allocate_id(self) -> int:
+        return len(self.pets) % 3 + 1
+
+
+@fault("create_ids_repeat_after_100")
+class CreateIdsRepeatAfter100(PetStore):
+    allocated = 0  # ids handed out so far
+
+    def allocate_id(self) -> int:
+        count = self.allocated
+        self.allocated += 1
+        if count >= 100:
+            return self.variant.first_id + (count % 100) * self.variant.id_step
+        return super().allocate_id()
+
+
+@fault("create_id_beyond_int64")
+class CreateIdBeyondInt64(PetStore):
+    def allocate_id(self) -> int:
+        return super().allocate_id() + 2**63
+
+
+def is_int64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
+
+
+class ClientIdKept(Rules):
+    """Keeps the id a valid NewPet brings, when it is an int64 no animal has."""
+
+    def validate_new_pet(self, body: Any) -> dict[str, Any]:
+        pet = super().validate_new_pet(body)
+        chosen = body.get("id")
+        return {"id": chosen, **pet} if is_int64(chosen) and chosen not in self.pets else pet
+
+
+@fault("create_honours_client_id", rules=ClientIdKept)
+class CreateHonoursClientId(PetStore):
+    def store_pet(self, fields: dict[str, Any]) -> dict[str, Any]:
+        if "id" not in fields:
+            return super().store_pet(fields)
+        self.pets[fields["id"]] = fields
+        return fields
+
+    def allocate_id(self) -> int:
+        while self.next_id in self.pets:  # taken by an id a client chose
+            self.next_id += self.variant.id_step
+        return super().allocate_id()
+
+
+# -- what is stored ------------------------------------------------------------------------------------------
+
+
+@fault("store_latin1_names")
+class StoreLatin1Names(PetStore):
+    def store_pet(self, fields: dict[str, Any]) -> dict[str, Any]:
+        # The answer is built from the request; what is kept went through a Latin-1 column.
+        pet = super().store_pet(fields)
+        self.pets[pet["id"]] = {**pet, "name": pet["name"].encode("latin-1", "replace").decode("latin-1")}
+        return pet
+
+
+def salvage(body: dict[str, Any]) -> dict[str, Any]:
+    """What a careless server stores from a body it rejects."""
+    category = body.get("categoryId")
+    status = body.get("status")
+    return {
+        "name": body["name"],
+        "categoryId": category if is_int64(category) else 0,
+        "status": status if status in STATUSES else "available",
+    }
+
+
+@fault("create_rejected_still_stored")
+class CreateRejectedStillStored(PetStore):
+    async def create_pet(self, request: Request) -> Response:
+        body = await self.read_body(request)
+        try:
+            self.rules.validate_new_pet(body)
+        except BadRequest:
+            if isinstance(body, dict) and isinstance(body.get("name"), str):
+                self.store_pet(salvage(body))
+            raise
+        return await super().create_pet(request)
