@@ -83,7 +83,7 @@ def _variant(scenario: Scenario) -> Variant:
 
 
 @contextlib.contextmanager
-def _blackhole() -> Iterator[str]:
+def blackhole() -> Iterator[str]:
     """A port that accepts connections (the kernel's backlog) and never answers."""
     with socket.create_server(("127.0.0.1", 0), backlog=64) as listener:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
@@ -104,7 +104,7 @@ def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK, runner
         with _closed_port() as url:
             return runner(url, key, *suite_args, *hostile)
     if scenario.name == "blackhole":
-        with _blackhole() as url:
+        with blackhole() as url:
             return runner(url, key, *suite_args, *hostile)
     budget = ("--contract-run-budget", "3") if scenario.name == "over-budget" else ()
     fault = scenario.name if scenario.kind == "fault" else None

@@ -65,7 +65,12 @@ class Runner(Protocol):
 
 def suite_command(reports: Path, base_url: str | None, args: Sequence[str], suite: Path | None = None) -> list[str]:
     """The pytest command line of a suite run: reports (and JUnit) in ``reports``; ``suite`` defaults to this one."""
-    command = [sys.executable, "-m", "pytest", str(suite or suite_dir()), "-q", "-p", "no:cacheprovider"]
+    return [sys.executable, "-m", "pytest", *pytest_args(reports, base_url, args, suite)]
+
+
+def pytest_args(reports: Path, base_url: str | None, args: Sequence[str], suite: Path | None = None) -> list[str]:
+    """The arguments pytest gets in a suite run (``suite_command`` without the interpreter)."""
+    command = [str(suite or suite_dir()), "-q", "-p", "no:cacheprovider"]
     command += [f"--contract-report-dir={reports}", f"--junitxml={reports / 'junit.xml'}", "-o", "junit_family=xunit1"]
     if base_url:
         command += ["--base-url", base_url]

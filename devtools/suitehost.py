@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from devtools.launcher import ROOT, SuiteRun, read_reports, stop_process, suite_command
+from devtools.launcher import ROOT, SuiteRun, pytest_args, read_reports, stop_process
 
 TIMED_OUT = -9  # the exit code of a run whose host was killed for taking too long
 HOST_DIED = -11  # the exit code of a run whose host ended without answering
@@ -67,7 +67,7 @@ class SuiteHost:
             reports = Path(tmp) / "reports"
             output = Path(tmp) / "output.txt"
             env = {"PETSTORE_API_KEY": api_key} if api_key is not None else {}
-            request = {"command": suite_command(reports, base_url, args)[3:], "env": env, "output": str(output)}
+            request = {"command": pytest_args(reports, base_url, args), "env": env, "output": str(output)}
             started = time.monotonic()
             try:
                 self.process.stdin.write(json.dumps(request) + "\n")

@@ -10,26 +10,16 @@ its own, run after run in one interpreter, and a host that hangs or dies costs i
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from devtools.killmatrix import QUICK
+from devtools.killmatrix import QUICK, blackhole
 from devtools.suitehost import HOST_DIED, TIMED_OUT, SuiteHost, suite_hosts
 from petstore_contract.reference import FAULTS, REFERENCE, BackgroundServer, build_app
 
 KEY = "suitehost-selftest-key-3b9e"
-
-
-@contextlib.contextmanager
-def _blackhole() -> Iterator[str]:
-    """A loopback port that accepts connections and never answers."""
-    with socket.create_server(("127.0.0.1", 0), backlog=64) as listener:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
 
 
 def test_runs_in_one_host_do_not_carry_over() -> None:
@@ -58,7 +48,7 @@ def test_the_host_environment_holds_no_key(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_a_run_past_its_timeout_ends_and_the_pool_goes_on() -> None:
-    with suite_hosts() as hosts, _blackhole() as url:
+    with suite_hosts() as hosts, blackhole() as url:
         # A request timeout far beyond the host's: the run would wait on the silent port.
         run = hosts.run(url, KEY, *QUICK, "--contract-request-timeout", "60", timeout=3)
         assert run.exit_code == TIMED_OUT and "timed out" in run.output
@@ -73,7 +63,7 @@ def test_a_run_past_its_timeout_ends_and_the_pool_goes_on() -> None:
 def test_a_host_that_dies_mid_run_ends_that_run() -> None:
     host = SuiteHost()
     try:
-        with _blackhole() as url:
+        with blackhole() as url:
             threading.Timer(2.0, host.process.kill).start()
             run = host.run(url, KEY, (*QUICK, "--contract-request-timeout", "60"), timeout=120)
         assert run.exit_code == HOST_DIED and "ended without an answer" in run.output
