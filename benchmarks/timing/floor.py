@@ -21,10 +21,18 @@ from urllib.parse import urlsplit
 
 import requests
 
-from benchmarks.timing.common import BENCH, KEY_ENV, NOT_REPLAYED, REQUEST_TIMEOUT, RUN_TIMEOUT, require_loopback
+from benchmarks.timing.common import BENCH, RUN_TIMEOUT
 from benchmarks.timing.recording import Exchange, answered_id
 
-# -- the floor: replay what the suite sent ------------------------------------------------------
+REQUEST_TIMEOUT = 30.0
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+KEY_ENV = "PETSTORE_API_KEY"
+NOT_REPLAYED = {"host", "content-length", "connection", "keep-alive", "transfer-encoding"}
+
+
+def require_loopback(base_url: str) -> None:
+    if urlsplit(base_url).hostname not in LOOPBACK:
+        raise ValueError(f"the benchmark only talks to loopback servers, not {base_url}")
 
 
 def dependencies(exchanges: Sequence[Exchange], strict: bool = False) -> list[list[int]]:

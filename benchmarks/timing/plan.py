@@ -15,8 +15,6 @@ from benchmarks.timing.rows import Measurement, run_floor_row, run_schemathesis_
 from petstore_contract.reference import VARIANTS
 from petstore_contract.run import DEFAULT_CONCURRENCY
 
-# -- the plan ----------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Plan:

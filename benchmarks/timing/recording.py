@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -13,11 +14,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.timing.common import PET_PATH, WRITE_METHODS_EXCLUDED
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.reference.variants import Variant
 
-# -- recording at the server ----------------------------------------------------------------------
+WRITE_METHODS_EXCLUDED = ("GET", "HEAD", "OPTIONS")
+PET_PATH = re.compile(r"^(.*/pets/)([^/?]+)$")
 
 
 @dataclass

@@ -21,8 +21,6 @@ from benchmarks.timing.recording import Exchange, serve, with_latency
 from devtools import run_suite
 from petstore_contract.reference.variants import Variant
 
-# -- the measurements -------------------------------------------------------------------------------
-
 
 @dataclass
 class Measurement:
