@@ -1,5 +1,9 @@
 """Shared fixtures of the project's own tests.
 
+Two tiers (``tiers.py`` holds the rule): a plain run is tier 1, the fast gate of every change, and
+runs a fixed slice of the catalogs; ``--self-proof`` (``python -m devtools.selfproof``) is tier 2, every
+scenario of every catalog, the whole mutation sample and the repetition tests at their full counts.
+
 The two catalogs (the kill matrix and the blind catalog) are a few hundred suite runs each.  They are
 dealt into chunks, each chunk one xdist work unit (``xdist_group``), so that ``pytest selftests -n 2``
 spreads them over the workers instead of running a whole catalog twice or in one worker; a chunk runs
@@ -15,16 +19,16 @@ import os
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import asdict
-from functools import cache
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import pytest
 
+import proof_table
+import tiers
 from blind_scores import BlindScenario, run_blind_catalog
-from blind_scores import scenarios as blind_scenarios
 from blind_scores import score_lines as blind_score_lines
-from devtools.killmatrix import Scenario, render, run_catalog, scenarios
+from devtools.killmatrix import Scenario, render, run_catalog
 from devtools.launcher import SuiteRun
 from petstore_contract.core import atomic
 
@@ -33,8 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # or two per worker when two xdist workers share the cores.
 PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "2" if "PYTEST_XDIST_WORKER" in os.environ else "3"))
 # Chunks per catalog: enough for the workers to share them evenly, few enough that a chunk's last
-# runs (when fewer than PARALLEL are left) cost little.
-KILL_MATRIX_CHUNKS, BLIND_CHUNKS = 8, 10
+# runs (when fewer than PARALLEL are left) cost little.  Tier 1's slice is a fifth of the catalogs.
+CHUNKS = {"kill-matrix": (4, 8), "blind": (2, 10)}  # (tier 1, tier 2)
+SELF_PROOF_OPTION = "--self-proof"
+TIERED = "tiered"  # the marker of every test whose size depends on the tier: what tier 2 runs
+TIERED_FIXTURES = frozenset({"catalog", "blind_catalog", "whole_self_proof"})
 CATALOGS_KEY = pytest.StashKey[dict[str, "Chunked[Any]"]]()
 MERGED_KEY = pytest.StashKey[dict[str, list[Any]]]()
 
@@ -59,14 +66,44 @@ class Chunked(Generic[S]):
         return self.results[scenario]
 
 
-@cache
-def kill_matrix_chunks() -> dict[Scenario, int]:
-    return {s: n % KILL_MATRIX_CHUNKS for n, s in enumerate(scenarios())}
+def self_proof(config: pytest.Config) -> bool:
+    """Tier 2: every scenario of every catalog (``--self-proof``), not tier 1's slice."""
+    return bool(config.getoption("self_proof", False))
 
 
-@cache
-def blind_chunks() -> dict[BlindScenario, int]:
-    return {s: n % BLIND_CHUNKS for n, s in enumerate(blind_scenarios())}
+def _chunk_of(todo: list[S], chunks: int) -> dict[S, int]:
+    return {s: n % chunks for n, s in enumerate(todo)}
+
+
+def _chunks(config: pytest.Config, catalog: str) -> int:
+    return CHUNKS[catalog][self_proof(config)]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        SELF_PROOF_OPTION,
+        action="store_true",
+        dest="self_proof",
+        help="tier 2: every scenario of every catalog, the whole mutation sample, full repetition counts",
+    )
+
+
+@pytest.fixture(scope="session")
+def whole_self_proof(pytestconfig: pytest.Config) -> bool:
+    """Tier 2 (``--self-proof``): a test with a sample or a repetition count takes its full size."""
+    return self_proof(pytestconfig)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that takes ``catalog_scenario`` runs on this tier's scenarios of its ``catalog_kind`` marker."""
+    marker = metafunc.definition.get_closest_marker("catalog_kind")
+    if marker is None or "catalog_scenario" not in metafunc.fixturenames:
+        return
+    catalog, kind = marker.args
+    whole = self_proof(metafunc.config)
+    todo: list[Any] = tiers.kill_matrix(whole) if catalog == "kill-matrix" else tiers.blind(whole)
+    chosen = [s for s in todo if s.kind == kind or (kind == tiers.GENERATED_ONLY and tiers.generated_only(s))]
+    metafunc.parametrize("catalog_scenario", chosen, ids=[s.label for s in chosen])
 
 
 def _catalogs(config: pytest.Config) -> dict[str, Chunked[Any]]:
@@ -74,6 +111,8 @@ def _catalogs(config: pytest.Config) -> dict[str, Chunked[Any]]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "catalog_kind(catalog, kind): parametrized over this tier's scenarios")
+    config.addinivalue_line("markers", f"{TIERED}: a test whose size depends on the tier (catalogs, samples, counts)")
     # Any other xdist mode would give each worker tests of every chunk: the catalogs would run twice.
     if config.getoption("numprocesses", None) and config.getoption("dist", "no") != "loadgroup":
         raise pytest.UsageError("the self-tests deal their catalogs out by group: add --dist loadgroup to -n")
@@ -82,29 +121,35 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(scope="session")
 def catalog(pytestconfig: pytest.Config) -> Chunked[Scenario]:
     """The contract suite against every fault, variant and unjudgeable target (each chunk once a process)."""
-    chunked = Chunked(scenarios(), KILL_MATRIX_CHUNKS, lambda chosen: run_catalog(chosen, parallel=PARALLEL))
+    todo = tiers.kill_matrix(self_proof(pytestconfig))
+    chunked = Chunked(todo, _chunks(pytestconfig, "kill-matrix"), lambda chosen: run_catalog(chosen, parallel=PARALLEL))
     return _catalogs(pytestconfig).setdefault("killmatrix", chunked)
 
 
 @pytest.fixture(scope="session")
 def blind_catalog(pytestconfig: pytest.Config) -> Chunked[BlindScenario]:
     """The contract suite against every server of the blind catalog (each chunk once a process)."""
-    chunked = Chunked(blind_scenarios(), BLIND_CHUNKS, lambda chosen: run_blind_catalog(chosen, parallel=PARALLEL))
+    todo = tiers.blind(self_proof(pytestconfig))
+    chunked = Chunked(todo, _chunks(pytestconfig, "blind"), lambda chosen: run_blind_catalog(chosen, parallel=PARALLEL))
     return _catalogs(pytestconfig).setdefault("blind", chunked)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    whole = self_proof(config)
+    kill_chunks = _chunk_of(tiers.kill_matrix(whole), _chunks(config, "kill-matrix"))
+    blind_chunks = _chunk_of(tiers.blind(whole), _chunks(config, "blind"))
     for item in items:
         params = item.callspec.params if isinstance(item, pytest.Function) and hasattr(item, "callspec") else {}
         if "catalog" in item.fixturenames:
-            scenario = params.get("scenario") or Scenario("fault", params["fault"])
-            group = f"kill-matrix-{kill_matrix_chunks()[scenario]}"
+            group = f"kill-matrix-{kill_chunks[params['catalog_scenario']]}"
         elif "blind_catalog" in item.fixturenames:
-            group = f"blind-catalog-{blind_chunks()[params['scenario']]}"
+            group = f"blind-catalog-{blind_chunks[params['catalog_scenario']]}"
         else:
             group = item.path.name
         item.add_marker(pytest.mark.xdist_group(group))
+        if TIERED_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(TIERED)
 
 
 # -- the results, over every process ---------------------------------------------------------------
@@ -120,10 +165,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if workeroutput is not None:  # an xdist worker: the controller prints
         portable = {name: _portable(c) for name, c in _catalogs(session.config).items()}
         workeroutput["petstore_catalogs"] = json.dumps(portable)
+        if proof_table.MUTATION_KEY in session.config.stash:
+            workeroutput["petstore_mutation"] = json.dumps(session.config.stash[proof_table.MUTATION_KEY])
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
+    mutation = getattr(node, "workeroutput", {}).get("petstore_mutation")
+    if mutation:
+        node.config.stash[proof_table.MUTATION_KEY] = json.loads(mutation)
     data = getattr(node, "workeroutput", {}).get("petstore_catalogs")
     if data:
         merged = node.config.stash.setdefault(MERGED_KEY, {})
@@ -166,3 +216,31 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         ]
         terminalreporter.section("blind catalog (servers written from the document alone), scored on its own")
         terminalreporter.write_line("\n".join(lines))
+    _self_proof_table(terminalreporter, config, collected)
+
+
+def _self_proof_table(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config, collected: dict[str, Any]
+) -> None:
+    """One table of the run's self-proof figures, and the same as JSON in reports/ (with the commit)."""
+    mutation = config.stash.get(proof_table.MUTATION_KEY, None)
+    if not collected and mutation is None:
+        return
+    whole = self_proof(config)
+    figures: dict[str, Any] = {
+        "tier": 2 if whole else 1,
+        "scope": "every catalog scenario" if whole else "tier 1's slice (selftests/tiers.py)",
+        "commit": proof_table.commit(ROOT),
+    }
+    if "killmatrix" in collected:
+        figures["kill matrix"] = proof_table.kill_matrix_figures(collected["killmatrix"][0])
+    if "blind" in collected:
+        figures["blind rounds"] = proof_table.blind_figures(collected["blind"][0])
+    if mutation is not None:
+        figures["mutation sample"] = mutation
+    (ROOT / "reports").mkdir(exist_ok=True)
+    atomic.write_text(
+        ROOT / "reports" / f"self-proof-tier-{figures['tier']}.json", json.dumps(figures, indent=2) + "\n"
+    )
+    terminalreporter.section("self-proof")
+    terminalreporter.write_line(proof_table.table(figures))

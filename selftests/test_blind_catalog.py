@@ -25,14 +25,19 @@ def _evidence(run: SuiteRun) -> str:
     return f"verdict {run.verdict} (exit {run.exit_code}), violated {sorted(run.violated())}, {found}"
 
 
-@pytest.mark.parametrize("scenario", _chosen("compliant"), ids=lambda s: s.label)
-def test_blind_compliant_server_passes(blind_catalog: Results, scenario: BlindScenario) -> None:
+# The two tests below run on this tier's servers (selftests/tiers.py; conftest.py parametrizes).
+
+
+@pytest.mark.catalog_kind("blind", "compliant")
+def test_blind_compliant_server_passes(blind_catalog: Results, catalog_scenario: BlindScenario) -> None:
+    scenario = catalog_scenario
     run = blind_catalog[scenario]
     assert passed(run), f"false alarm on {scenario.label}: {_evidence(run)}\n{run.output[-2000:]}"
 
 
-@pytest.mark.parametrize("scenario", _chosen("fault"), ids=lambda s: s.label)
-def test_blind_fault_is_caught_or_a_known_miss(blind_catalog: Results, scenario: BlindScenario) -> None:
+@pytest.mark.catalog_kind("blind", "fault")
+def test_blind_fault_is_caught_or_a_known_miss(blind_catalog: Results, catalog_scenario: BlindScenario) -> None:
+    scenario = catalog_scenario
     run = blind_catalog[scenario]
     misses = known_misses()
     if scenario.key in misses:

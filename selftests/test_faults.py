@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from devtools.killmatrix import Scenario, acceptable, caught, collateral, scenarios
+from devtools.killmatrix import Scenario, acceptable, caught, collateral
 from devtools.launcher import SuiteRun
 from petstore_contract.interface.clauses import registry
 from petstore_contract.reference import FAULTS, VARIANTS
@@ -21,12 +21,12 @@ Catalog = dict[Scenario, SuiteRun]
 CATCH_ALL = "generated.other"
 
 
-def _ids(kind: str) -> list[Scenario]:
-    return [s for s in scenarios() if s.kind == kind]
+# Each test below runs on this tier's scenarios of its kind (selftests/tiers.py; conftest.py parametrizes).
 
 
-@pytest.mark.parametrize("scenario", _ids("fault"), ids=lambda s: s.label)
-def test_fault_is_caught_on_its_clause_alone(catalog: Catalog, scenario: Scenario) -> None:
+@pytest.mark.catalog_kind("kill-matrix", "fault")
+def test_fault_is_caught_on_its_clause_alone(catalog: Catalog, catalog_scenario: Scenario) -> None:
+    scenario = catalog_scenario
     run = catalog[scenario]
     fault = FAULTS[scenario.name]
     assert acceptable(scenario, run), (
@@ -36,8 +36,9 @@ def test_fault_is_caught_on_its_clause_alone(catalog: Catalog, scenario: Scenari
     )
 
 
-@pytest.mark.parametrize("scenario", _ids("variant"), ids=lambda s: s.label)
-def test_compliant_server_passes(catalog: Catalog, scenario: Scenario) -> None:
+@pytest.mark.catalog_kind("kill-matrix", "variant")
+def test_compliant_server_passes(catalog: Catalog, catalog_scenario: Scenario) -> None:
+    scenario = catalog_scenario
     run = catalog[scenario]
     assert acceptable(scenario, run), (
         f"false alarm on compliant variant {scenario.name}: verdict {run.verdict}, violated {sorted(run.violated())}, "
@@ -45,8 +46,9 @@ def test_compliant_server_passes(catalog: Catalog, scenario: Scenario) -> None:
     )
 
 
-@pytest.mark.parametrize("scenario", _ids("unjudgeable"), ids=lambda s: s.name)
-def test_unjudgeable_target_is_inconclusive(catalog: Catalog, scenario: Scenario) -> None:
+@pytest.mark.catalog_kind("kill-matrix", "unjudgeable")
+def test_unjudgeable_target_is_inconclusive(catalog: Catalog, catalog_scenario: Scenario) -> None:
+    scenario = catalog_scenario
     run = catalog[scenario]
     assert acceptable(scenario, run), (
         f"{scenario.name}: verdict {run.verdict}, exit {run.exit_code}\n{run.output[-2500:]}"
@@ -54,9 +56,10 @@ def test_unjudgeable_target_is_inconclusive(catalog: Catalog, scenario: Scenario
     assert run.summary["reason"], "an inconclusive verdict names its reason"
 
 
-@pytest.mark.parametrize("fault", sorted(f.name for f in FAULTS.values() if f.generated_only))
-def test_generated_tests_catch_what_targeted_tests_miss(catalog: Catalog, fault: str) -> None:
-    run = catalog[Scenario("fault", fault)]
+@pytest.mark.catalog_kind("kill-matrix", "generated-only")
+def test_generated_tests_catch_what_targeted_tests_miss(catalog: Catalog, catalog_scenario: Scenario) -> None:
+    fault = catalog_scenario.name
+    run = catalog[catalog_scenario]
     sources = {f["source"] for f in run.findings() if f["clause"] == FAULTS[fault].clause}
     assert caught(Scenario("fault", fault), run) and sources == {"generated"}, f"{fault}: findings from {sources}"
 
