@@ -1,6 +1,8 @@
 """The repository's development tools, not part of the installed package (the wheel leaves them out).
 
 - ``launcher``: the one way the self-tests and the benchmark run the contract suite as a user would;
+- ``catalog``: the fault catalog, the compliant variants and the unjudgeable targets, served through the
+  reference's ``build_app`` (``python -m devtools.catalog --fault NAME``, ``--variant NAME``, ``--list``);
 - ``killmatrix``: the suite against every fault, compliant variant and unjudgeable target;
 - ``mutation``: mutation testing of the reference server (``python -m devtools.mutation``, needs the
   dev extra's cosmic-ray and a git checkout).

@@ -1,5 +1,6 @@
 """The suite against every fault (on an empty and on a crowded store), every compliant variant
-and every target it cannot judge: the kill matrix, collateral included, and the scores.
+and every target it cannot judge (the catalog, ``devtools/catalog``): the kill matrix, collateral
+included, and the scores.
 
 A fault is *caught* when the run is not conformant, its clause is violated, and no clause outside
 the fault's declared dependants is (collateral).  On the crowded store a fault that needs the
@@ -17,9 +18,10 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from devtools.catalog import FAULTS, UNJUDGEABLE, VARIANTS, catalog_app
 from devtools.launcher import Runner, SuiteRun, run_suite
 from devtools.suitehost import suite_hosts
-from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS, BackgroundServer, build_app
+from petstore_contract.reference import REFERENCE, BackgroundServer
 from petstore_contract.reference.variants import Variant
 
 # The crowded Staging: more than a page of every status (400 animals, 133 or more of each),
@@ -108,7 +110,7 @@ def run_scenario(scenario: Scenario, suite_args: tuple[str, ...] = QUICK, runner
             return runner(url, key, *suite_args, *hostile)
     budget = ("--contract-run-budget", "3") if scenario.name == "over-budget" else ()
     fault = scenario.name if scenario.kind == "fault" else None
-    with BackgroundServer(build_app(key, _variant(scenario), fault)) as server:
+    with BackgroundServer(catalog_app(key, _variant(scenario), fault)) as server:
         return runner(server.base_url, key, *suite_args, *budget)
 
 

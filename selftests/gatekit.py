@@ -1,7 +1,7 @@
 """Helpers of the gate's self-tests (compare, waivers, certify/verify/replay, coverage).
 
-``served`` starts ``python -m petstore_contract.reference`` (a fault or the reference) on a port of
-our choosing, so that a second server can take the first one's place (replay against a fixed
+``served`` starts the catalog's server (``python -m devtools.catalog``: a fault or the reference) on a
+port of our choosing, so that a second server can take the first one's place (replay against a fixed
 server); ``tool`` runs ``petstore-contract <subcommand>`` as a user would, in a subprocess.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import reportdata
-from devtools.launcher import stop_process
+from devtools.launcher import ROOT, stop_process
 
 KEY = "gate-selftest-key-5d1c9a"  # long enough to be redacted everywhere (redaction.MIN_KEY_LENGTH)
 STARTUP = 30.0
@@ -39,11 +39,12 @@ def free_port() -> int:
 
 @contextmanager
 def served(*args: str, port: int | None = None, key: str = KEY) -> Iterator[str]:
-    """The reference server (``args``: e.g. ``--fault NAME``) on ``port``; yields its base URL."""
+    """The reference server (``args``: e.g. ``--fault NAME``) on ``port``; yields its base URL.  Started
+    from the checkout's root, where ``devtools`` is found."""
     port = port or free_port()
     env = {**os.environ, "PETSTORE_API_KEY": key}
-    command = [sys.executable, "-m", "petstore_contract.reference", "--port", str(port), *args]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "devtools.catalog", "--port", str(port), *args]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_until_listening(port, process)
         yield f"http://127.0.0.1:{port}/v1"

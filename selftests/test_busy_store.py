@@ -13,8 +13,9 @@ import dataclasses
 import secrets
 from typing import Any
 
+from devtools.catalog import VARIANTS
 from devtools.launcher import run_suite
-from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
+from petstore_contract.reference import BackgroundServer, build_app
 
 QUICK = ("--contract-profile", "quick")
 

@@ -218,19 +218,21 @@ def test_readme_commands_use_existing_options(help_text: str, markers: set[str])
             assert checked >= 8, "the README should show how to run the suite"
 
 
-def test_readme_reference_server_commands_exist() -> None:
-    done = command([sys.executable, "-m", "petstore_contract.reference", "--help"])
+@pytest.mark.parametrize(("module", "least"), [("petstore_contract.reference", 4), ("devtools.catalog", 3)])
+def test_readme_reference_server_commands_exist(module: str, least: int) -> None:
+    """The reference's command line (installed) and the catalog's (the checkout's), as the docs show them."""
+    done = command([sys.executable, "-m", module, "--help"])
     assert done.returncode == 0, done.stderr
     cli = done.stdout
     shown = 0
     for path in (README, *DOCS):
         text = path.read_text(encoding="utf-8")
-        for line in re.findall(r"-m petstore_contract\.reference([^\n#`]*)", text):
+        for line in re.findall(rf"-m {re.escape(module)}([^\n#`]*)", text):
             shown += 1
             for word in shlex.split(line):
                 if word.startswith("--"):
-                    assert word.split("=")[0] in cli, f"{path.name}: petstore_contract.reference has no {word}"
-    assert shown >= 4, "docs/reference-server.md should show how to start the reference server"
+                    assert word.split("=")[0] in cli, f"{path.name}: {module} has no {word}"
+    assert shown >= least, f"docs/reference-server.md should show how to start {module}"
 
 
 def test_github_gate_keeps_reports_and_promotes_only_when_conformant(github: dict[Any, Any]) -> None:

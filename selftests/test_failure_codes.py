@@ -22,8 +22,9 @@ from schemathesis.core.failures import Failure
 from schemathesis.errors import FailureGroup
 from schemathesis.failure_codes import FAILURE_CLASSES
 
+from devtools.catalog import catalog_app
 from petstore_contract.judging import generated
-from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.reference import BackgroundServer
 
 CODE = re.compile(r"ST\d+")
 
@@ -96,7 +97,7 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 
 def _read(fault: str, existing: bool) -> tuple[Any, Any, FailureGroup]:
     """GET /pets/{petId} of a reference server with ``fault``, validated as the run validates it."""
-    with BackgroundServer(build_app(KEY, fault=fault)) as server:
+    with BackgroundServer(catalog_app(KEY, fault=fault)) as server:
         pet_id = 123456789
         if existing:
             created = requests.post(

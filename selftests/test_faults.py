@@ -11,11 +11,10 @@ from collections import Counter
 
 import pytest
 
+from devtools.catalog import FAULTS, REGISTERED, VARIANTS
 from devtools.killmatrix import Scenario, acceptable, caught, collateral
 from devtools.launcher import SuiteRun
 from petstore_contract.interface.clauses import registry
-from petstore_contract.reference import FAULTS, VARIANTS
-from petstore_contract.reference.faulty import REGISTERED
 
 Catalog = dict[Scenario, SuiteRun]
 CATCH_ALL = "generated.other"

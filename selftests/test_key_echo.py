@@ -19,7 +19,8 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from devtools import run_suite
-from petstore_contract.reference import BackgroundServer, build_app
+from devtools.catalog import catalog_app
+from petstore_contract.reference import BackgroundServer
 
 KEY = "echo+key/With=Chars-0123456789"
 REPORTS = ("summary.json", "summary.md", "report.html", "junit.xml")
@@ -102,7 +103,7 @@ def assert_key_in_no_output(output: str, reports: dict[str, str]) -> None:
     ],
 )
 def test_echoed_key_reaches_no_output(fault: str | None, verdict: str, clause: str | None) -> None:
-    with BackgroundServer(EchoKey(build_app(KEY, fault=fault), KEY)) as server:  # type: ignore[arg-type]
+    with BackgroundServer(EchoKey(catalog_app(KEY, fault=fault), KEY)) as server:  # type: ignore[arg-type]
         run = run_suite(server.base_url, KEY, "--contract-profile", "quick", keep=REPORTS, timeout=300)
     assert run.verdict == verdict, run.output[-3000:]
     if clause is not None:

@@ -22,6 +22,7 @@ import pytest
 from schemathesis import GenerationMode
 
 from devtools import SuiteRun, run_suite
+from devtools.catalog import catalog_app
 from petstore_contract.core.records import Exchange, Finding, Violation
 from petstore_contract.judging import generated
 from petstore_contract.reference import BackgroundServer, build_app
@@ -222,7 +223,7 @@ def test_stateful_finding_is_the_same_wherever_the_walk_runs(place: str) -> None
     """A fault that only the sequences see: the same clause and evidence, sent ahead or inline."""
     latency, options = PLACES[place]
     variant = dataclasses.replace(REFERENCE, latency_seconds=latency)
-    with BackgroundServer(build_app(KEY, variant, fault="create_ascii_names")) as server:
+    with BackgroundServer(catalog_app(KEY, variant, "create_ascii_names")) as server:
         run = run_suite(server.base_url, KEY, "-k", "stateful", *QUICK, *options, timeout=300)
     assert run.exit_code == 1, run.output[-3000:]
     assert "child_processes" not in run.summary

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from devtools import SuiteRun, run_suite
-from petstore_contract.reference import BackgroundServer, build_app
+from devtools.catalog import catalog_app
+from petstore_contract.reference import BackgroundServer
 from petstore_contract.run.profiles import DEFAULT_SEED
 
 KEY = "parallel-selftest-key-4d9b0e"
@@ -84,7 +85,7 @@ def normalised(line: str, seed: int, run_id: str) -> str:
 @cache
 def observe(scenario: str, mode: str, *extra: str) -> Observed:
     """The suite (quick profile) against a fresh server; each combination runs once per session."""
-    app = build_app(KEY, fault=SCENARIOS[scenario])
+    app = catalog_app(KEY, fault=SCENARIOS[scenario])
     logged = RequestLog(app)
     with BackgroundServer(logged) as server:  # type: ignore[arg-type]
         run = run_suite(server.base_url, KEY, *QUICK, *MODES[mode], *extra, timeout=300)

@@ -47,7 +47,7 @@ class Counted:
 
 @pytest.mark.parametrize("mode", [(), ("-n", "2")], ids=["one process", "-n 2"])
 def test_every_answer_of_a_run_is_judged(mode: tuple[str, ...]) -> None:
-    counted = Counted(build_app(KEY, REFERENCE, None))
+    counted = Counted(build_app(KEY, REFERENCE))
     with BackgroundServer(counted) as server:  # type: ignore[arg-type]
         run = run_suite(server.base_url, KEY, *QUICK, *mode)
     facts = run.summary  # summary.json holds the run's counters at its top level

@@ -16,9 +16,10 @@ import subprocess
 from html import unescape
 from pathlib import Path
 
+from devtools.catalog import catalog_app
 from devtools.launcher import ROOT, suite_command
 from petstore_contract.interface.clauses import registry
-from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.reference import BackgroundServer
 
 ARGS = ("--contract-profile", "quick")
 
@@ -29,7 +30,7 @@ def test_pytest_html_report_of_a_failing_run(tmp_path: Path) -> None:
     page_path = tmp_path / "qa" / "pytest-html.html"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "PYTEST_"))}
     env["PETSTORE_API_KEY"] = key
-    with BackgroundServer(build_app(key, fault="error_status_string")) as server:
+    with BackgroundServer(catalog_app(key, fault="error_status_string")) as server:
         command = suite_command(reports, server.base_url, (*ARGS, f"--html={page_path}", "--self-contained-html"))
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]

@@ -1,5 +1,7 @@
 """The reference server on its own (``python -m petstore_contract.reference``), as a person would start
-it, and the contract suite run against it with ``--base-url``.
+it, and the contract suite run against it with ``--base-url``; the checkout's catalog command
+(``python -m devtools.catalog``), which is the same command line plus ``--fault``, ``--variant`` and
+``--list``.
 
 Every request and every child process has a timeout; the servers listen on 127.0.0.1 only.
 """
@@ -21,29 +23,33 @@ import pytest
 import requests
 
 from devtools import run_suite
-from petstore_contract.reference import FAULTS, UNJUDGEABLE, VARIANTS
+from devtools.catalog import FAULTS, UNJUDGEABLE, VARIANTS
+from devtools.launcher import ROOT
 
 CLI = [sys.executable, "-m", "petstore_contract.reference"]
+CATALOG = [sys.executable, "-m", "devtools.catalog"]  # run from the checkout's root, where devtools is
 KEY = "cli-test-key-7f3a"
 QUICK = ("--contract-profile", "quick")
 STARTUP = 30.0  # seconds for the server to print its banner
 
 
 def reference_cli(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 30
+    *args: str, env: dict[str, str] | None = None, timeout: float = 30, cli: list[str] = CLI
 ) -> subprocess.CompletedProcess[str]:
     """The command line run to completion (for --list and the one-line errors)."""
-    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [*cli, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 @contextmanager
-def served(*args: str, key: str | None = KEY) -> Iterator[tuple[str, list[str]]]:
+def served(*args: str, key: str | None = KEY, cli: list[str] = CLI) -> Iterator[tuple[str, list[str]]]:
     """The server started in the foreground of a child process: its base URL and its banner lines."""
     env = {k: v for k, v in os.environ.items() if k != "PETSTORE_API_KEY"}
     if key is not None:
         env["PETSTORE_API_KEY"] = key
     process = subprocess.Popen(
-        [*CLI, "--port", "0", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        [*cli, "--port", "0", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()], daemon=True).start()
@@ -86,10 +92,10 @@ def test_suite_is_conformant_against_a_separately_started_reference() -> None:
     assert run.output.strip().splitlines()[-1].startswith("Conformant: ")
 
 
-def test_a_fault_from_the_command_line_is_served() -> None:
+def test_a_fault_from_the_catalog_command_is_served() -> None:
     """--fault reaches the served app: the fault's own symptom, seen with a plain request."""
-    with served("--fault", "create_returns_200") as (base_url, banner):
-        assert "fault create_returns_200" in banner[0]
+    with served("--fault", "create_returns_200", "--variant", "capped", cli=CATALOG) as (base_url, banner):
+        assert banner[0].startswith("Pet Store reference (capped, fault create_returns_200)"), banner
         answer = requests.post(
             f"{base_url}/pets",
             json={"name": "Rex", "categoryId": 1},
@@ -111,29 +117,34 @@ def test_knobs_and_a_made_key() -> None:
     assert refused.status_code == 401
 
 
-def test_list_names_every_variant_unjudgeable_server_and_fault() -> None:
-    done = reference_cli("--list")
+def test_the_catalog_command_lists_every_variant_unjudgeable_server_and_fault() -> None:
+    done = reference_cli("--list", cli=CATALOG)
     assert done.returncode == 0, done.stderr
     assert all(name in done.stdout for name in [*VARIANTS, *UNJUDGEABLE, *FAULTS])
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("cli", "args", "message"),
     [
-        (["--fault", "no_such_fault"], "invalid choice: 'no_such_fault'"),
-        (["--variant", "nope"], "invalid choice: 'nope'"),
-        (["--port", "70000"], "--port must be between 0 and 65535"),
-        (["--port", "abc"], "invalid int value"),
-        (["--page-cap", "0"], "--page-cap must be between 1 and 100"),
-        (["--latency-ms", "-5"], "--latency-ms must be between 0 and 60000"),
+        # The installed command serves the clean reference only: the catalog is the checkout's.
+        (CLI, ["--fault", "create_returns_200"], "unrecognized arguments: --fault create_returns_200"),
+        (CLI, ["--variant", "capped"], "unrecognized arguments: --variant capped"),
+        (CLI, ["--list"], "unrecognized arguments: --list"),
+        (CLI, ["--port", "70000"], "--port must be between 0 and 65535"),
+        (CLI, ["--port", "abc"], "invalid int value"),
+        (CLI, ["--page-cap", "0"], "--page-cap must be between 1 and 100"),
+        (CLI, ["--latency-ms", "-5"], "--latency-ms must be between 0 and 60000"),
+        (CATALOG, ["--fault", "no_such_fault"], "invalid choice: 'no_such_fault'"),
+        (CATALOG, ["--variant", "nope"], "invalid choice: 'nope'"),
+        (CATALOG, ["--page-cap", "101"], "--page-cap must be between 1 and 100"),
     ],
 )
-def test_bad_options_get_one_line(args: list[str], message: str) -> None:
-    done = reference_cli(*args)
+def test_bad_options_get_one_line(cli: list[str], args: list[str], message: str) -> None:
+    done = reference_cli(*args, cli=cli)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert done.stderr.startswith("python -m petstore_contract.reference: error:")
+    assert done.stderr.startswith(f"python -m {cli[-1]}: error:")
 
 
 def test_port_in_use_is_one_line() -> None:

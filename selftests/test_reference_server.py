@@ -21,10 +21,12 @@ from typing import Any
 import pytest
 import requests
 
-from petstore_contract.reference import FAULTS, REFERENCE, UNJUDGEABLE, VARIANTS, BackgroundServer, Variant, build_app
+from devtools.catalog import FAULTS, RFC_QUOTES, UNJUDGEABLE, VARIANTS, catalog_app
+from devtools.catalog.__main__ import chosen
+from devtools.catalog.__main__ import parse_args as catalog_args
+from petstore_contract.reference import REFERENCE, BackgroundServer, Variant
 from petstore_contract.reference.__main__ import parse_args, variant_of
 from petstore_contract.reference.child import ChildServer
-from petstore_contract.reference.faults import RFC_QUOTES
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "Ref-Key-7f3A"  # letters of both cases, so that a case change is a different key
@@ -110,7 +112,7 @@ def serve() -> Iterator[Callable[..., Api]]:
 
         def start(variant: Variant = REFERENCE, fault: str | None = None, key: str = KEY) -> Api:
             tag = f"s{next(counter)}"
-            app = build_app(key, variant, fault)
+            app = catalog_app(key, variant, fault)
             dispatcher.apps[tag] = app
             return Api(session, f"http://{server.host}:{server.port}/{tag}/v1", app)
 
@@ -629,15 +631,19 @@ def test_latency(serve: Callable[..., Api]) -> None:
 def test_command_line_knobs_adjust_the_variant() -> None:
     knobs = "--variant capped --preload 30 --oldest-first --first-id 9007199254740993 --latency-ms 5"
     throttles = ["--throttle-every", "50", "--rate-limit", "40"]
-    args = parse_args([*knobs.split(), "--background-writer", "--background-every", "3", *throttles])
-    variant = variant_of(args)
+    args = catalog_args([*knobs.split(), "--background-writer", "--background-every", "3", *throttles])
+    variant = variant_of(args, chosen(args))
     assert (variant.name, variant.page_cap, variant.preload, variant.newest_first) == ("capped", 7, 30, False)
     assert (variant.first_id, variant.latency_seconds) == (2**53 + 1, 0.005)
     assert (variant.background_writer, variant.background_every, variant.throttle_every) == (True, 3, 50)
     assert variant.rate_limit_per_second == 40
     assert variant_of(parse_args([])) is REFERENCE
-    assert variant_of(parse_args(["--variant", "rejects-every-key"])) is UNJUDGEABLE["rejects-every-key"]
-    assert variant_of(parse_args(["--reject-every-key", "--page-cap", "10"])).reject_every_key
+    unjudgeable = catalog_args(["--variant", "rejects-every-key"])
+    assert variant_of(unjudgeable, chosen(unjudgeable)) is UNJUDGEABLE["rejects-every-key"]
+    # The installed command's knobs adjust the reference itself.
+    adjusted = variant_of(parse_args(["--reject-every-key", "--page-cap", "10", "--latency-ms", "5"]))
+    assert (adjusted.name, adjusted.page_cap, adjusted.latency_seconds) == ("reference", 10, 0.005)
+    assert adjusted.reject_every_key
 
 
 @pytest.mark.parametrize(
@@ -658,10 +664,12 @@ def test_command_line_knobs_adjust_the_variant() -> None:
     ],
 )
 def test_bad_knobs_get_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    with pytest.raises(SystemExit) as exited:
-        parse_args(argv)
-    err = capsys.readouterr().err
-    assert exited.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    # The knobs are the same on the installed command and on the catalog's; --fault and --variant are the catalog's.
+    for parse in (catalog_args,) if argv[0] in ("--fault", "--variant") else (parse_args, catalog_args):
+        with pytest.raises(SystemExit) as exited:
+            parse(argv)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
 # -- the embedded reference in a child process of the run -------------------------------------------

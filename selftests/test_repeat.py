@@ -11,8 +11,9 @@ import secrets
 
 import pytest
 
+from devtools.catalog import VARIANTS
 from devtools.launcher import run_suite
-from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
+from petstore_contract.reference import BackgroundServer, build_app
 
 QUICK = ("--contract-profile", "quick")
 

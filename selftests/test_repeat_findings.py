@@ -23,6 +23,7 @@ import jsonschema
 import pytest
 
 import reportdata
+from devtools.catalog import catalog_app
 from devtools.launcher import SuiteRun, run_suite
 from petstore_contract.core.records import (
     NOT_REASKED,
@@ -33,7 +34,7 @@ from petstore_contract.core.records import (
     TestRecord,
 )
 from petstore_contract.judging import reask
-from petstore_contract.reference import BackgroundServer, build_app
+from petstore_contract.reference import BackgroundServer
 from petstore_contract.reporting import html, junit, markdown, summary_json
 from petstore_contract.transport import Transport, TransportOptions
 
@@ -56,7 +57,7 @@ class Served:
 
 
 def served(fault: str | None = None, **options: Any) -> Iterator[Served]:
-    with BackgroundServer(build_app(KEY, fault=fault)) as server:
+    with BackgroundServer(catalog_app(KEY, fault=fault)) as server:
         transport = Transport(TransportOptions(base_url=server.base_url, api_key=KEY, **options))
         try:
             yield Served(server, transport)
@@ -187,7 +188,7 @@ def test_the_repeat_travels_with_the_finding_and_leaves_its_signature_alone() ->
 
 def suite_run(fault: str) -> tuple[SuiteRun, int]:
     """A targeted-only run against ``fault``; and the requests the server received."""
-    app = build_app(KEY, fault=fault)
+    app = catalog_app(KEY, fault=fault)
     with BackgroundServer(app) as server:
         run = run_suite(server.base_url, KEY, *TARGETED, keep=KEPT)
     return run, int(app.state.store.request_count)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import secrets
 
 from devtools import run_suite
-from petstore_contract.reference import VARIANTS, BackgroundServer, build_app
+from devtools.catalog import VARIANTS, catalog_app
+from petstore_contract.reference import BackgroundServer, build_app
 
 QUICK = ("--contract-profile", "quick")
 
@@ -30,7 +31,7 @@ def test_stop_at_a_should_failure_is_inconclusive() -> None:
 
 def test_stop_at_a_violation_is_still_not_conformant() -> None:
     key = "stop-" + secrets.token_urlsafe(12)
-    with BackgroundServer(build_app(key, fault="error_status_string")) as server:
+    with BackgroundServer(catalog_app(key, fault="error_status_string")) as server:
         stopped = run_suite(server.base_url, key, *QUICK, "-x")
     assert stopped.verdict == "not_conformant" and stopped.exit_code == 1, stopped.output[-2000:]
     assert "errors.body" in stopped.violated()

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from devtools.catalog import FAULTS, catalog_app
 from devtools.killmatrix import QUICK, blackhole
 from devtools.suitehost import HOST_DIED, TIMED_OUT, SuiteHost, suite_hosts
-from petstore_contract.reference import FAULTS, REFERENCE, BackgroundServer, build_app
+from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 
 KEY = "suitehost-selftest-key-3b9e"
 
@@ -26,7 +27,7 @@ def test_runs_in_one_host_do_not_carry_over() -> None:
     host = SuiteHost()
     try:
         for fault in ("list_wraps_array", "error_status_string", None):
-            with BackgroundServer(build_app(KEY, REFERENCE, fault)) as server:
+            with BackgroundServer(catalog_app(KEY, REFERENCE, fault)) as server:
                 run = host.run(server.base_url, KEY, QUICK, timeout=300)
             expected = {FAULTS[fault].clause} if fault else set()
             assert run.violated() == expected, f"{fault}: {sorted(run.violated())}\n{run.output[-2000:]}"

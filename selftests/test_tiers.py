@@ -12,8 +12,8 @@ import pytest
 import tiers
 from blind_scores import ROUNDS, BlindScenario
 from blind_scores import scenarios as blind_scenarios
+from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, scenarios
-from petstore_contract.reference import FAULTS
 
 # Tier 1's budget for catalog runs (each about 6 s of CPU): beyond it, .ci/run leaves its 15 minutes.
 MOST_RUNS = 80

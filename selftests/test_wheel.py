@@ -157,18 +157,41 @@ def test_installed_wheel_certifies_and_verifies_from_an_empty_directory(wheel_en
 
 
 COSMIC_RAY_IMPORT = re.compile(r"^\s*(import|from)\s+cosmic_ray\b", re.MULTILINE)
+# A module that defines one of the catalog's tables (``VARIANTS: dict[...] = ...``, ``FAULTS, RFC_QUOTES = ...``).
+CATALOG_TABLE = re.compile(r"^(FAULTS|RFC_QUOTES|REGISTERED|VARIANTS|UNJUDGEABLE)\b[^=\n]*=", re.MULTILINE)
+
+
+def contents(wheel: Path) -> dict[str, str]:
+    """Every file of the wheel by name, as text."""
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()}
+
+
+def offending(files: dict[str, str], name: str, source: re.Pattern[str]) -> list[str]:
+    """The files whose name matches ``name``, and the modules whose source matches ``source``."""
+    return [n for n, text in files.items() if re.search(name, n) or (n.endswith(".py") and source.search(text))]
 
 
 def test_wheel_holds_no_mutation_testing(wheel: Path) -> None:
     """Mutation testing is a development tool of the checkout (devtools/), never installed: no module of
     it, no cosmic-ray import, no classification file; cosmic-ray is a requirement of the dev extra only."""
-    with zipfile.ZipFile(wheel) as archive:
-        names = archive.namelist()
-        tools = [n for n in names if re.search(r"(^|/)(selfcheck|devtools|mutation)(/|$)|mutants\.toml$", n)]
-        assert tools == [], tools
-        importing = [n for n in names if n.endswith(".py") and COSMIC_RAY_IMPORT.search(archive.read(n).decode())]
-        assert importing == [], importing
-        metadata = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
+    files = contents(wheel)
+    tools = offending(files, r"(^|/)(selfcheck|devtools|mutation)(/|$)|mutants\.toml$", COSMIC_RAY_IMPORT)
+    assert tools == [], tools
+    metadata = next(text for name, text in files.items() if name.endswith(".dist-info/METADATA"))
     requirements = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: cosmic-ray")]
     assert requirements and all("extra == 'dev'" in line or 'extra == "dev"' in line for line in requirements)
-    assert any(n.startswith("petstore_contract/reference/") for n in names)  # the listing is the package's
+    assert any(n.startswith("petstore_contract/reference/") for n in files)  # the listing is the package's
+
+
+def test_wheel_holds_no_fault_catalog(wheel: Path) -> None:
+    """The fault catalog and the compliant variants are the self-proof's material (devtools/catalog), never
+    installed: no faulty/ implementations, no faults.toml nor its loader, no fault registry, no module
+    defining the catalog's tables; the clean reference and its knobs (``Variant``, ``REFERENCE``) stay."""
+    files = contents(wheel)
+    catalog = offending(files, r"(^|/)(faulty|catalog)/|(^|/)(faults\.(toml|py)|registry\.py)$", CATALOG_TABLE)
+    assert catalog == [], catalog
+    knobs = files["petstore_contract/reference/variants.py"]
+    assert "class Variant" in knobs and re.search(r"^REFERENCE = Variant\(", knobs, re.MULTILINE)
+    for module in ("app", "rules", "asgi", "server", "child", "sockets", "__main__"):
+        assert f"petstore_contract/reference/{module}.py" in files

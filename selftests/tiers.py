@@ -27,8 +27,8 @@ from typing import TypeVar
 
 from blind_scores import ROUNDS, BlindScenario
 from blind_scores import scenarios as blind_scenarios
+from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, scenarios
-from petstore_contract.reference import FAULTS
 
 T = TypeVar("T")
 GENERATED_ONLY = "generated-only"  # the faults on the empty store that only the generated tests can catch

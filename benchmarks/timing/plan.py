@@ -12,7 +12,7 @@ from benchmarks.timing.common import log
 from benchmarks.timing.machine import cores, load_average, machine_cpu_seconds, own_cpu_seconds, tree_fingerprint
 from benchmarks.timing.recording import with_latency
 from benchmarks.timing.rows import Measurement, run_floor_row, run_schemathesis_row, run_suite_row
-from petstore_contract.reference import VARIANTS
+from devtools.catalog import VARIANTS
 from petstore_contract.run import DEFAULT_CONCURRENCY
 
 

@@ -3,10 +3,10 @@
     python -m devtools.mutation [--sample N] [--seed S] [--jobs N|auto] [--timeout S]
 
 cosmic-ray plants one fault at a time in ``reference/app.py`` and ``reference/rules.py`` (the modules of
-``reference/`` with store logic and the document's rules: ``variants.py`` is data whose entries all run at
-import, ``faults.py`` loads the catalog, ``faulty/`` holds the catalog's faults, which the plain reference
-never runs and whose mutants would prove nothing, the rest serves sockets), the contract suite judges the
-mutated reference as a user would, and every mutant the suite passes must be classified in
+``reference/`` with store logic and the document's rules: ``variants.py`` is the knobs' data, whose
+defaults all run at import, the rest serves sockets; the fault catalog lives in ``devtools/catalog``,
+which the plain reference never runs and whose mutants would prove nothing), the contract suite judges
+the mutated reference as a user would, and every mutant the suite passes must be classified in
 ``mutants.toml`` as equivalent or legitimate. Steps:
 
 1. every mutant of the module (cosmic-ray's operators), into a session file (``--session``);

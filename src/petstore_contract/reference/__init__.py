@@ -1,4 +1,8 @@
-"""The embedded reference Pet Store server, its compliant variants and its fault catalog.
+"""The embedded reference Pet Store server: the clean reference and its knobs (``Variant``).
+
+The catalog of faults and compliant variants the self-tests run the suite against is not part of
+the package: it is a development tool of the checkout (``devtools/catalog``), which serves its
+stores through ``build_app``'s ``store_factory``.
 
 The names load on first use (PEP 562): the run's process imports ``reference.child`` to start the
 server in a process of its own, and needs neither Starlette nor uvicorn for that.
@@ -11,31 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from petstore_contract.reference.asgi import build_app
-    from petstore_contract.reference.faults import FAULTS, Fault
     from petstore_contract.reference.server import BackgroundServer
-    from petstore_contract.reference.variants import REFERENCE, UNJUDGEABLE, VARIANTS, Variant
+    from petstore_contract.reference.variants import REFERENCE, Variant
 
 _HOME = {
     "build_app": "asgi",
-    "FAULTS": "faults",
-    "Fault": "faults",
     "BackgroundServer": "server",
     "REFERENCE": "variants",
-    "UNJUDGEABLE": "variants",
-    "VARIANTS": "variants",
     "Variant": "variants",
 }
 
-__all__ = [
-    "FAULTS",
-    "REFERENCE",
-    "UNJUDGEABLE",
-    "VARIANTS",
-    "BackgroundServer",
-    "Fault",
-    "Variant",
-    "build_app",
-]
+__all__ = ["REFERENCE", "BackgroundServer", "Variant", "build_app"]
 
 
 def __getattr__(name: str) -> Any:

@@ -16,14 +16,15 @@ from collections.abc import Callable
 from typing import NoReturn
 
 import uvicorn
+from starlette.applications import Starlette
 
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
 from petstore_contract.reference.asgi import build_app
-from petstore_contract.reference.faults import FAULTS
 from petstore_contract.reference.server import bind_loopback
-from petstore_contract.reference.variants import UNJUDGEABLE, VARIANTS, Variant
+from petstore_contract.reference.variants import REFERENCE, Variant
 
-# Bounds of the numeric knobs that adjust the chosen --variant: option dest -> (lowest, highest).
+PROG = "python -m petstore_contract.reference"
+# Bounds of the numeric knobs: option dest -> (lowest, highest).
 BOUNDS: dict[str, tuple[int | float, int | float]] = {
     "preload": (0, 1_000_000),
     "latency_ms": (0, 60_000),
@@ -33,6 +34,17 @@ BOUNDS: dict[str, tuple[int | float, int | float]] = {
     "throttle_every": (0, 1_000_000),
     "rate_limit": (0, 1_000_000),
 }
+# The knobs that set the Variant field of their own name (--latency-ms and --rate-limit convert).
+SAME_NAMED = (
+    "preload",
+    "newest_first",
+    "page_cap",
+    "first_id",
+    "background_writer",
+    "background_every",
+    "throttle_every",
+    "reject_every_key",
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -42,33 +54,13 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def one_of(names: list[str], what: str) -> Callable[[str], str]:
-    """An argparse type: one of ``names``, else a one-line error that does not list them all."""
-
-    def check(value: str) -> str:
-        if value not in names:
-            raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (--list shows the {len(names)} {what})")
-        return value
-
-    return check
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = OneLineParser(prog="python -m petstore_contract.reference", description=__doc__)
+def build_parser(prog: str, description: str | None, knobs_title: str) -> OneLineParser:
+    """--host, --port and the knobs: the options of every command that serves the reference (this one,
+    and the checkout's catalog command, which adds its own)."""
+    parser = OneLineParser(prog=prog, description=description)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
-    parser.add_argument(
-        "--variant",
-        type=one_of([*VARIANTS, *UNJUDGEABLE], "variants"),
-        default="reference",
-        metavar="NAME",
-        help="a compliant variant (or an unjudgeable server: " + ", ".join(UNJUDGEABLE) + ")",
-    )
-    parser.add_argument(
-        "--fault", type=one_of(list(FAULTS), "faults"), metavar="NAME", help="inject one named fault (see --list)"
-    )
-    parser.add_argument("--list", action="store_true", help="list the variants and faults, then exit")
-    knobs = parser.add_argument_group("knobs (adjust the chosen --variant)")
+    knobs = parser.add_argument_group(knobs_title)
     knobs.add_argument("--preload", type=int, metavar="N", help="animals in the store at start-up")
     order = knobs.add_mutually_exclusive_group()
     order.add_argument(
@@ -87,6 +79,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--rate-limit", type=float, metavar="N", help="allow N requests a second, answer the others 429 (0: no limit)"
     )
     knobs.add_argument("--reject-every-key", action="store_true", default=None, help="answer every request 401")
+    return parser
+
+
+def checked(parser: OneLineParser, argv: list[str] | None) -> argparse.Namespace:
+    """The options parsed, the port and every knob within its bounds (else one line and exit 2)."""
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be between 0 and 65535, got {args.port}")
@@ -97,45 +94,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def variant_of(args: argparse.Namespace) -> Variant:
-    """The chosen variant, adjusted by the knobs given on the command line."""
-    variant = VARIANTS.get(args.variant) or UNJUDGEABLE[args.variant]
-    changes: dict[str, object] = {
-        name: getattr(args, name)
-        for name in (
-            "preload",
-            "newest_first",
-            "page_cap",
-            "first_id",
-            "background_writer",
-            "background_every",
-            "throttle_every",
-            "reject_every_key",
-        )
-        if getattr(args, name) is not None
-    }
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    return checked(build_parser(PROG, __doc__, "knobs (adjust the reference's behaviour)"), argv)
+
+
+def variant_of(args: argparse.Namespace, base: Variant = REFERENCE) -> Variant:
+    """``base`` (the reference's choices unless told), adjusted by the knobs given on the command line."""
+    changes: dict[str, object] = {name: getattr(args, name) for name in SAME_NAMED if getattr(args, name) is not None}
     if args.latency_ms is not None:
         changes["latency_seconds"] = args.latency_ms / 1000
     if args.rate_limit is not None:
         changes["rate_limit_per_second"] = args.rate_limit
-    return dataclasses.replace(variant, **changes) if changes else variant  # type: ignore[arg-type]
+    return dataclasses.replace(base, **changes) if changes else base  # type: ignore[arg-type]
 
 
-def describe() -> str:
-    lines = ["variants:"]
-    lines += [f"  {v.name:<24} {v.summary}" for v in VARIANTS.values()]
-    lines.append("unjudgeable (not compliant, fault-free):")
-    lines += [f"  {v.name:<24} {v.summary}" for v in UNJUDGEABLE.values()]
-    lines.append("faults:")
-    lines += [f"  {f.name:<34} [{f.clause}] {f.description}" for f in FAULTS.values()]
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    if args.list:
-        print(describe())
-        return 0
+def serve(
+    args: argparse.Namespace,
+    make_app: Callable[[str, Variant], Starlette],
+    base: Variant = REFERENCE,
+    more: str = "",
+) -> int:
+    """Serves ``make_app(key, variant)`` in the foreground until interrupted, after the banner: what is
+    served (``base``'s name, "adjusted" when a knob changed it, then ``more``), its base URL, a made key."""
     key = os.environ.get("PETSTORE_API_KEY") or secrets.token_urlsafe(24)
     try:
         sock = bind_loopback(args.host, args.port)
@@ -143,17 +123,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
         return 2
     host, port = sock.getsockname()[:2]
-    variant = variant_of(args)
-    adjusted = " (adjusted)" if variant is not VARIANTS.get(args.variant, UNJUDGEABLE.get(args.variant)) else ""
-    print(f"Pet Store reference ({args.variant}{adjusted}{', fault ' + args.fault if args.fault else ''})", flush=True)
+    variant = variant_of(args, base)
+    adjusted = " (adjusted)" if variant is not base else ""
+    print(f"Pet Store reference ({base.name}{adjusted}{more})", flush=True)
     print(f"base URL: http://{host}:{port}/v1", flush=True)
     if "PETSTORE_API_KEY" not in os.environ:
         print(f"API key (made for this run; export PETSTORE_API_KEY to choose one): {key}", flush=True)
-    app = build_app(key, variant, args.fault)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    config = uvicorn.Config(make_app(key, variant), log_level="warning", lifespan="off")
     with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return serve(parse_args(argv), build_app)
 
 
 if __name__ == "__main__":

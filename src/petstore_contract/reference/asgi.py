@@ -2,14 +2,16 @@
 or method the document does not show, and the request counter.
 
 Kept apart from ``app.py`` (the behaviour the document decides): nothing here is a clause, so the
-mutation sample (``devtools/mutation``, which mutates ``app.py`` and ``rules.py``) leaves it out.  A
-fault is installed here: ``build_app`` serves the subclass ``reference/faulty/`` registered under its
-name instead of the clean ``PetStore``.
+mutation sample (``devtools/mutation``, which mutates ``app.py`` and ``rules.py``) leaves it out.
+``build_app``'s ``store_factory`` is the seam another store is served through: the checkout's fault
+catalog (``devtools/catalog``) passes a subclass of ``PetStore`` with a fault in it; the package itself
+knows no fault.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -20,7 +22,6 @@ from starlette.responses import Response
 from starlette.routing import Mount
 
 from petstore_contract.reference.app import PetStore
-from petstore_contract.reference.faulty import faulty_store
 from petstore_contract.reference.variants import REFERENCE, Variant
 
 
@@ -41,9 +42,12 @@ class RequestCounter:
         await self.app(scope, receive, send)
 
 
-def build_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = None) -> Starlette:
-    """The Pet Store under /v1, answering every input with a documented status; with ``fault``, that fault's."""
-    store = PetStore(api_key, variant) if fault is None else faulty_store(api_key, variant, fault)
+def build_app(
+    api_key: str, variant: Variant = REFERENCE, *, store_factory: Callable[[str, Variant], PetStore] = PetStore
+) -> Starlette:
+    """The Pet Store under /v1, answering every input with a documented status: the store
+    ``store_factory(api_key, variant)`` builds (the clean ``PetStore`` unless another is given)."""
+    store = store_factory(api_key, variant)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

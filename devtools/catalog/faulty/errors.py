@@ -7,8 +7,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from devtools.catalog.faulty.registry import fault
 from petstore_contract.reference.app import PetStore
-from petstore_contract.reference.faulty.registry import fault
 
 # -- the Error body --------------------------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from starlette.responses import Response
 
+from devtools.catalog.faulty.registry import fault
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
 from petstore_contract.reference.app import PetStore
-from petstore_contract.reference.faulty.registry import fault
 from petstore_contract.reference.rules import DEPRECATION, SUNSET, Rules
 
 Found = dict[str, Any] | None  # the animal a read answers with, if any

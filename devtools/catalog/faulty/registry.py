@@ -1,7 +1,9 @@
-"""Each fault's implementation, registered under its name, and the store that serves one.
+"""Each fault's implementation, registered under its name, and the server that serves one.
 
 A fault is a subclass of the clean ``PetStore`` or ``Rules`` that overrides the hooks it needs,
-decorated with ``@fault("<name>")``; ``faulty_store`` builds the server of one named fault.
+decorated with ``@fault("<name>")``.  ``store_factory`` is what the reference's ``build_app`` builds
+for one named fault (its seam: the package never imports the catalog), and ``catalog_app`` the
+served app, the clean reference when no fault is named.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from starlette.applications import Starlette
+
+from devtools.catalog.faults import FAULTS
 from petstore_contract.reference.app import PetStore
-from petstore_contract.reference.faults import FAULTS
+from petstore_contract.reference.asgi import build_app
 from petstore_contract.reference.rules import Rules
-from petstore_contract.reference.variants import Variant
+from petstore_contract.reference.variants import REFERENCE, Variant
 
 C = TypeVar("C", bound=type)
 
@@ -45,11 +50,23 @@ def fault(name: str, rules: type[Rules] = Rules) -> Callable[[C], C]:
     return register
 
 
-def faulty_store(api_key: str, variant: Variant, name: str) -> PetStore:
-    """The reference server with the fault ``name`` of ``faults.toml``."""
+def store_factory(name: str) -> Callable[[str, Variant], PetStore]:
+    """Builds the reference server with the fault ``name`` of ``faults.toml`` (key, variant -> store)."""
     if name not in FAULTS:
         raise ValueError(f"unknown fault {name!r}")
     found = [i for i in REGISTERED if i.name == name]
     if len(found) != 1:
         raise ValueError(f"fault {name!r} has {len(found)} implementations, not one")
-    return found[0].store(api_key, variant, found[0].rules)
+    implementation = found[0]
+
+    def build(api_key: str, variant: Variant) -> PetStore:
+        return implementation.store(api_key, variant, implementation.rules)
+
+    return build
+
+
+def catalog_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = None) -> Starlette:
+    """The reference's app (``build_app``) with the fault ``fault`` installed; without one, the clean reference."""
+    if fault is None:
+        return build_app(api_key, variant)
+    return build_app(api_key, variant, store_factory=store_factory(fault))

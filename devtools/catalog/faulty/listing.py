@@ -7,9 +7,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from devtools.catalog.faulty.registry import fault
 from petstore_contract.interface.document import INT64_MAX, STATUSES
 from petstore_contract.reference.app import PetStore
-from petstore_contract.reference.faulty.registry import fault
 from petstore_contract.reference.rules import DEPRECATION, INTEGER, SUNSET, Rules
 
 Pets = list[dict[str, Any]]

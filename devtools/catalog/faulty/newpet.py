@@ -7,8 +7,8 @@ import html
 import json
 from typing import Any
 
+from devtools.catalog.faulty.registry import fault
 from petstore_contract.interface.document import STATUSES
-from petstore_contract.reference.faulty.registry import fault
 from petstore_contract.reference.rules import INTEGER, BadRequest, Rules
 
 # -- the body and its name ----------------------------------------------------------------------------------

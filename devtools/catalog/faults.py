@@ -5,21 +5,23 @@ RFC the document relies on, quotes it word for word, breaks exactly one clause o
 (``clauses.toml``) and leaves the server otherwise conformant.  The self-test runs the contract
 suite against every fault and demands that it be caught on its clause with no collateral.
 
-The clean reference (``app.py``, ``rules.py``) names no fault.  Each fault is implemented in
-``reference/faulty/``: a subclass of ``PetStore`` or ``Rules`` registered under its name that overrides
-the hook where its clause is decided; ``build_app(key, variant, fault)`` serves that subclass.
+The clean reference (``src/petstore_contract/reference/``: ``app.py``, ``rules.py``) names no fault,
+and the installed package holds none of this.  Each fault is implemented in ``faulty/`` (next to this
+file): a subclass of ``PetStore`` or ``Rules`` registered under its name that overrides the hook where
+its clause is decided; ``catalog_app(key, variant, fault)`` serves that subclass, through the seam of
+the reference's ``build_app(key, variant, store_factory=...)``.
 
 To add a fault: add a ``[faults.<name>]`` table to ``faults.toml``, then a class decorated with
-``@fault("<name>")`` to the module of ``reference/faulty/`` for its part, overriding the hook that
-decides the clause (where no hook decides it, add one to the clean server: a small method named after
-what it decides).  ``selftests/test_faults.py`` fails until every fault has exactly one implementation.
+``@fault("<name>")`` to the module of ``faulty/`` for its part, overriding the hook that decides the
+clause (where no hook decides it, add one to the clean server: a small method named after what it
+decides).  ``selftests/test_faults.py`` fails until every fault has exactly one implementation.
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 
@@ -37,7 +39,7 @@ class Fault:
 
 
 def _load() -> tuple[dict[str, Fault], frozenset[str]]:
-    text = files("petstore_contract.reference").joinpath("faults.toml").read_text(encoding="utf-8")
+    text = Path(__file__).with_name("faults.toml").read_text(encoding="utf-8")
     data: dict[str, Any] = tomllib.loads(text)
     faults = {
         name: Fault(

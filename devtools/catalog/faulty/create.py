@@ -8,9 +8,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from devtools.catalog.faulty.registry import fault
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.reference.app import MAX_BODY_BYTES, PetStore
-from petstore_contract.reference.faulty.registry import fault
 from petstore_contract.reference.rules import BadRequest, Rules
 
 # -- the body ----------------------------------------------------------------------------------------------
