@@ -34,11 +34,8 @@ def compliant(name: str, framework: str, description: str, choices: dict[str, in
 def fault(name: str, base: str, description: str, flag: str, probe: str, shows: str, **extra: Any) -> dict[str, Any]:
     parent = BY_NAME[base]
     entry = {"name": name, "kind": "fault", "quote": Q_ERROR, "description": description, "store": "empty"}
-    return entry | {"framework": parent["framework"], "proxy": parent["proxy"], "flags": [flag]} | {
-        "probe": probe,
-        "shows": shows,
-        "base": base,
-    } | extra
+    entry |= {"framework": parent["framework"], "proxy": parent["proxy"], "flags": [flag]}
+    return entry | {"probe": probe, "shows": shows, "base": base} | extra
 
 
 # The silent-area probes (probes.SILENT), by the status each server answers. Every 4xx carries the Error body.
@@ -126,7 +123,7 @@ FAULTS = [
         "litestar_default_404",
         "litestar_uvicorn",
         "Error-body handlers for ValidationException and NotAuthorizedException only: the router's 404 "
-        'keeps Litestar\'s {"status_code": 404, "detail": "Not Found"}.',
+        '(and Litestar\'s own 400 for malformed JSON) keep Litestar\'s {"status_code": 404, "detail": "Not Found"}.',
         "default_errors",
         "malformed_id",
         "json",

@@ -13,7 +13,8 @@ Litestar converts a body to its declared type non-strictly (``"5"`` and ``5.0`` 
 §4.2 forbids (invalid values get 400): the vendor takes the decoded object and converts it with
 ``msgspec.convert(..., strict=True)``, raising Litestar's own ValidationException (400).
 The ``default_errors`` fault installs Error-body handlers for the documented errors only (401, 400):
-the router's 404 and 405 keep Litestar's ``{"status_code": 404, "detail": "Not Found"}``.
+the router's 404 and 405, and Litestar's own 400 for malformed JSON (a SerializationException, not a
+ValidationException), keep Litestar's ``{"status_code": 404, "detail": "Not Found"}``.
 """
 
 from __future__ import annotations
