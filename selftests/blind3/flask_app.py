@@ -152,8 +152,12 @@ class Running:
         # Werkzeug logs every request to stderr unless its logger is configured.
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self.folder = Path(tempfile.mkdtemp(prefix="blind3-flask-"))
-        app = build_app(flags, key, SqlStore(self.folder, preload))
-        self.server = make_server("127.0.0.1", port, app, threaded=True)
+        try:
+            app = build_app(flags, key, SqlStore(self.folder, preload))
+            self.server = make_server("127.0.0.1", port, app, threaded=True)
+        except BaseException:  # the harness exits 2: leave no database behind
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
         self.port = self.server.server_port
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
