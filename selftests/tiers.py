@@ -7,9 +7,9 @@ fixed slice of the catalogs, so that every change gets its verdict in minutes:
   declared on it (empty store), and the first fault only the generated tests can catch; the
   reference on an empty and on a crowded store, and every ``VARIANT_STRIDE``-th other compliant
   variant in catalog order; every unjudgeable target;
-- each blind round: its first compliant server on an empty and on a crowded store, then every
-  ``BLIND_COMPLIANT_STRIDE``-th other compliant entry and every ``BLIND_FAULT_STRIDE``-th fault, in
-  catalog order.
+- each blind round: its first compliant server on an empty and on a crowded store, then
+  ``BLIND_COMPLIANT`` other compliant entries and ``BLIND_FAULTS`` faults spread evenly over the round,
+  in catalog order.
 
 **Tier 2** (``python -m devtools.selfproof``, the same self-tests with ``--self-proof``) runs every
 scenario of every catalog, the whole mutation sample and the repetition tests at their full counts.
@@ -36,13 +36,20 @@ GENERATED_ONLY = "generated-only"  # the faults on the empty store that only the
 # Every 5th other compliant variant of the kill matrix: five of its 23 (capped, preloaded, throttling, ...),
 # spread over the catalog's order, which groups variants by the silence they choose for.
 VARIANT_STRIDE = 5
-# A blind round's other compliant entries (about 40: each server on two stores) and its faults (about
-# 85): two or three of the first, five or six of the second, spread over the round.
-BLIND_COMPLIANT_STRIDE, BLIND_FAULT_STRIDE = 15, 15
+# Of a blind round's other compliant entries (each server on two stores) and of its faults, this many
+# each, spread over the round: enough to catch a round that stopped working, few enough for tier 1.
+BLIND_COMPLIANT, BLIND_FAULTS = 2, 4
 
 
 def _every(items: Sequence[T], stride: int) -> list[T]:
     return list(items[stride - 1 :: stride])
+
+
+def _spread(items: Sequence[T], count: int) -> list[T]:
+    """``count`` of ``items`` (all of them when there are no more), spread evenly, the last one included."""
+    if len(items) <= count:
+        return list(items)
+    return [items[(n + 1) * len(items) // count - 1] for n in range(count)]
 
 
 def generated_only(scenario: Scenario) -> bool:
@@ -78,8 +85,8 @@ def blind_slice(everything: Iterable[BlindScenario]) -> list[BlindScenario]:
         if compliant:
             first = compliant[0].name
             chosen |= {s for s in compliant if s.name == first}  # on every store it runs on
-            chosen |= set(_every([s for s in compliant if s.name != first], BLIND_COMPLIANT_STRIDE))
-        chosen |= set(_every([s for s in mine if s.kind == "fault"], BLIND_FAULT_STRIDE))
+            chosen |= set(_spread([s for s in compliant if s.name != first], BLIND_COMPLIANT))
+        chosen |= set(_spread([s for s in mine if s.kind == "fault"], BLIND_FAULTS))
     return [s for s in everything if s in chosen]
 
 
