@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core.records import Exchange, Mismatch, Violation
-from petstore_contract.judging import expect, generated, headers
+from petstore_contract.judging import custom_checks, expect, generated, headers
 from petstore_contract.judging.expect import Judge
 from petstore_contract.transport import Answer
 
@@ -111,7 +111,7 @@ ANSWER_JUDGES: dict[str, Callable[[Answer], Any]] = {
     "same_fields": lambda a: expect.same_fields({"name": "x", "categoryId": 1}, expect.parse_json(a), "it"),
     "bearer_challenge": expect.bearer_challenge,
 }
-CHECKS = {check.__name__: check for check in generated.CUSTOM_CHECKS}
+CHECKS = {check.__name__: check for check in custom_checks.CUSTOM_CHECKS}
 TEXT_READERS: dict[str, Callable[[str], Any]] = {
     "sf_date_seconds": headers.sf_date_seconds,
     "http_date_seconds": headers.http_date_seconds,

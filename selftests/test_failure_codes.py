@@ -23,7 +23,7 @@ from schemathesis.errors import FailureGroup
 from schemathesis.failure_codes import FAILURE_CLASSES
 
 from devtools.catalog import catalog_app
-from petstore_contract.judging import generated
+from petstore_contract.judging import custom_checks, generated
 from petstore_contract.reference import BackgroundServer
 
 CODE = re.compile(r"ST\d+")
@@ -108,7 +108,7 @@ def _read(fault: str, existing: bool) -> tuple[Any, Any, FailureGroup]:
         case = schema["/pets/{petId}"]["GET"].Case(path_parameters={"petId": pet_id}, headers=AUTH)
         response = case.call(base_url=server.base_url)
     with pytest.raises(FailureGroup) as raised:
-        case.validate_response(response, additional_checks=generated.CUSTOM_CHECKS)
+        case.validate_response(response, additional_checks=custom_checks.CUSTOM_CHECKS)
     return case, response, raised.value
 
 

@@ -139,6 +139,13 @@ def test_blank_key_is_missing(pyproject: Path, monkeypatch: pytest.MonkeyPatch) 
         ("https://user:secret@staging.example/v1", "must not carry credentials"),
         ("https://staging.example/v1?x=1", "must not have a query or fragment"),
         ("https://staging.example:99999/v1", "has a malformed port"),
+        # §1, §9.2: a base address ends in /v1; without it every path is a 404 (issue 39)
+        (
+            "http://127.0.0.1:8000",
+            "does not end in /v1, as the document's base addresses do (§1, §9.2); did you "
+            "mean --base-url http://127.0.0.1:8000/v1?",
+        ),
+        ("https://staging.example/api/", "did you mean --base-url https://staging.example/api/v1?"),
     ],
 )
 def test_malformed_url_is_one_line(pyproject: Path, monkeypatch: pytest.MonkeyPatch, url: str, message: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
+from petstore_contract.interface.silence import classify
 from petstore_contract.judging import expect, headers
 from petstore_contract.judging.expect import Judge
 from petstore_contract.run import Run, ahead
@@ -164,6 +165,14 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
         # A server that serves requests without Authorization serves these too: auth.missing says why.
         reason = f"{bare} itself was not refused (HTTP {refused[bare].status})"
         raise undecided(clause, PRECONDITION, reason, blocked_by="auth.missing")
+    placed = classify(answer.exchange.method, answer.exchange.url, dict(answer.exchange.request_headers))
+    if not placed.credential_first and answer.status != 401 and placed.fits(answer.status, valid_key=False):
+        # A path that names nothing the document describes (``/pets/abc``): a router may answer it before
+        # any key is read, with a 404 or 400 Error, as it answers any path it does not hold (RFC 9110
+        # §15.5.5); no animal is revealed.  Its Error body is still §7's.
+        with judge("errors.body"):
+            expect.error_body(answer)
+        return
     with judge(clause):
         expect.status(answer, 401)
     if answer.status != 401:

@@ -167,6 +167,16 @@ def documented(operation: str, status: int) -> bool:
     return str(status) in keys or f"{str(status)[0]}XX" in keys or "DEFAULT" in keys
 
 
+@cache
+def takes_body(operation: str) -> bool:
+    """The operation takes a request body (createPet's NewPet)."""
+    for item in load_spec().get("paths", {}).values():
+        for found in item.values():
+            if isinstance(found, dict) and found.get("operationId") == operation:
+                return "requestBody" in found
+    return False
+
+
 def success_shown(operation: str) -> bool:
     """The document shows a shape for the operation's success answer (GET /store/orders': ``schema: {}``)."""
     for key, answer in _responses(operation).items():

@@ -25,7 +25,6 @@ import hashlib
 import importlib
 import json
 import threading
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -36,10 +35,11 @@ from schemathesis.errors import FailureGroup
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Exchange, Finding, Violation, cut
 from petstore_contract.interface.clauses import CATCH_ALL, success_clause
-from petstore_contract.interface.document import CURRENT_OPERATIONS, STATUSES
+from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.silence import Placed, classify
 from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown
-from petstore_contract.judging import expect
 from petstore_contract.judging.checks import clause_of
+from petstore_contract.judging.coverage import new_pet
 
 # Schemathesis' failure codes (``Failure.code``), by what they report.
 SERVER_ERROR = "ST101"  # a 5xx
@@ -229,59 +229,6 @@ def load_schema(mode: GenerationMode, *, seed: int, max_examples: int, read_only
     return schema
 
 
-# -- custom checks: what Schemathesis has no built-in check for ------------------------------------
-
-
-def _finding(clause: str, expected: str, observed: str, expectation: str) -> Violation:
-    return Violation(Finding(clause, expected, observed, source="generated", expectation=expectation))
-
-
-def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
-    """RFC 9110 §11.6.1, RFC 6750 §3: a 401 carries a Bearer challenge."""
-    if response.status_code != 401:
-        return
-    problem = expect.challenge_problem(response.headers.get("www-authenticate"))
-    if problem is not None:
-        raise _finding("auth.challenge", *problem, Kind.BEARER_CHALLENGE)
-
-
-def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
-    """§4.3/§9.3, RFC 9745 §2.1: the deprecated operation's 2xx answers carry Deprecation: @<seconds>, a
-    date not in the future; the operations §9.3 names as current (GET /pets, its replacement, and
-    POST /pets) carry neither Deprecation nor Sunset."""
-    values = response.headers.get("deprecation") or []
-    if not case.operation.schema.is_deprecated(case.operation):
-        operation = case.operation.definition.raw.get("operationId", "")
-        sunset = response.headers.get("sunset") or []
-        if operation in CURRENT_OPERATIONS and (values or sunset):
-            shown = f"Deprecation: {values[0]}" if values else f"Sunset: {sunset[0]}"
-            expected = f"no Deprecation or Sunset on {case.operation.label}"
-            raise _finding("deprecation.scope", expected, shown, Kind.DEPRECATION_SCOPE)
-        return
-    if not 200 <= response.status_code < 300:
-        return
-    date = (response.headers.get("date") or [None])[0]
-    problem = expect.deprecation_problem(values[0] if values else None, date, time.time())
-    if problem is not None:
-        raise _finding("read.deprecation", *problem)
-
-
-def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
-    """§7: an Error body's status repeats the HTTP status."""
-    if response.status_code < 400:
-        return
-    try:
-        body = json.loads(response.content)
-    except (ValueError, RecursionError):
-        return  # response_schema_conformance reports a body that is not JSON
-    if isinstance(body, dict) and "status" in body and body["status"] != response.status_code:
-        observed = f"Error status {body['status']!r}"
-        raise _finding("errors.body", f"Error status {response.status_code}", observed, Kind.ERROR_BODY)
-
-
-CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_matches]
-
-
 # -- what a case sends ---------------------------------------------------------------------------
 
 TEST_CASE_HEADER = "x-schemathesis-testcaseid"  # a fresh id per case: not part of what is asked
@@ -319,18 +266,41 @@ def exchange_of(response: Any, redact: Any) -> Exchange:
     )
 
 
+# Failures that judge a status against the operation's Responses table (or the generation mode's
+# expectation): outside the document HTTP decides the status instead (``interface/silence.py``).
+STATUS_CODES = (UNDEFINED_STATUS, ACCEPTED_NEGATIVE, REJECTED_POSITIVE)
+
+
 def findings_of(group: FailureGroup, case: Any, response: Any, redact: Any, valid_auth: str) -> list[Finding]:
     exchange = exchange_of(response, redact) if response is not None else None
     status = response.status_code if response is not None else None
     sent_auth = response.request.headers.get("Authorization") if response is not None else valid_auth
     operation = case.operation.definition.raw.get("operationId", case.operation.label)
+    failures = list(group.exceptions)
+    if response is not None and status is not None:
+        request = response.request
+        placed = classify(request.method, request.url, request.headers, request.body)
+        failures = [f for f in failures if not _decided_by_http(f, placed, request, status, sent_auth == valid_auth)]
+        if placed.silence is not None and not placed.credential_first and placed.fits(status, valid_key=False):
+            sent_auth = valid_auth  # a fitting refusal of a request no operation reads: its credential is not judged
     # A request without the valid key that did not get its 401 breaks the credential clause first;
     # a 401 it did get is judged like any other answer (its body, its challenge).
     blamed = _credential_clause(sent_auth, valid_auth) if status != 401 else None
     found: list[Finding] = []
-    for failure in group.exceptions:
+    for failure in failures:
         found += _failure_findings(failure, blamed or _blamed_clause(failure, operation, case, status), exchange)
     return found
+
+
+def _decided_by_http(failure: Any, placed: Placed, request: Any, status: int, valid_key: bool) -> bool:
+    """A status failure of a request outside the document whose answer HTTP allows there: a fitting 4xx
+    (its Error body is still judged, by the pipeline and the custom checks), or a 2xx that served a
+    NewPet sent in another media type as the document says (§4.2)."""
+    if failure.code not in STATUS_CODES or placed.silence is None:
+        return False
+    if 200 <= status < 300:
+        return valid_key and placed.silence.kind == "media-type" and new_pet(request.body)
+    return placed.fits(status, valid_key=valid_key)
 
 
 def _credential_clause(sent: str | None, valid: str) -> str | None:

@@ -31,23 +31,23 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, unquote_plus, urlsplit
 
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core.kinds import Kind
-from petstore_contract.core.records import VIOLATED, Exchange, Finding, Mismatch, TestRecord
+from petstore_contract.core.records import Exchange, Finding, Mismatch
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.clauses import success_clause
 from petstore_contract.interface.document import CURRENT_OPERATIONS, INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.interface.silence import SILENCES, Placed, classify
 from petstore_contract.interface.spec import answer_schema, documented, operation_id
 from petstore_contract.judging import expect
 from petstore_contract.judging.checks import clause_of
 from petstore_contract.judging.coverage import new_pet
 from petstore_contract.judging.model import StoreModel
-from petstore_contract.transport import COUNTERS_GLOB, REDIRECTS, Observed
+from petstore_contract.transport import REDIRECTS, Observed
 from petstore_contract.transport.answers import build_exchange
 
 TEST = "(every exchange of the run): the checks that apply to every answer"
@@ -130,55 +130,50 @@ class Oracle:
         """Every universal check of one answer, each on its clause (a failed check never stops the others)."""
         request = answer.seen.request
         operation = operation_id(request.method or "GET", request.url or "")
-        if not operation:
-            return []  # a method and path the document does not show: its status is left open (§4.4)
-        status = answer.status
         found: list[Finding] = []
-
-        def check(kind: Kind, run: Any, clause: str | None = None) -> bool:
-            try:
-                run()
-            except Mismatch as mismatch:
-                clause = clause or clause_of(kind, operation, status) or "responses.documented"
-                found.append(_finding(clause, mismatch))
-                return False
-            return True
-
+        check = _checker(found, operation, answer.status)
         if not check(Kind.NO_SERVER_ERROR, lambda: expect.no_server_error(answer)):
             return found
         authorization = request.headers.get("Authorization")
         valid_key = self._valid(authorization)
-        if not valid_key and status != 401:
+        # Where the request stands (interface/silence.py): outside the document, HTTP decides its status;
+        # a refused credential still gets its 401 first where the service itself reads the request.
+        placed = classify(request.method or "GET", request.url or "", request.headers, request.body)
+        refused_first = placed.credential_first and not valid_key and answer.status != 401
+        if placed.silence is not None and not refused_first:
+            return self._outside(answer, placed, operation, valid_key, check, found)
+        if not valid_key and answer.status != 401:
             # Without the valid key a request must get 401 whatever else it carries (§5.3): its clause first.
             # The key carried elsewhere (the query, another header) is a credential in another form:
             # auth.invalid's, as the auth tests place it, even with no Authorization header.
-            clause = "auth.missing" if authorization is None and not self._key_elsewhere(request) else "auth.invalid"
             try:
                 expect.status(answer, 401)
             except Mismatch as mismatch:
-                found.append(_finding(clause, mismatch))
+                found.append(_finding(self._credential_clause(request, authorization), mismatch))
             return found
-        if valid_key and operation == "createPet" and status != 201 and self._plain_new_pet(request.body):
+        if valid_key and operation == "createPet" and answer.status != 201 and self._plain_new_pet(request.body):
             check(Kind.STATUS, lambda: expect.status(answer, 201), success_clause(operation))
             return found
-        if valid_key and operation == "createPet" and status == 201 and not new_pet(request.body):
+        if valid_key and operation == "createPet" and answer.status == 201 and not new_pet(request.body):
             # Invalid data accepted: the create.reject.* clauses judge it; the animal it made is left out
             # of the shape checks here and in every later answer (one fault, one clause).
             self._admitted(answer)
             return found
+        self._as_documented(answer, operation, check, found)
+        return found
+
+    def _as_documented(self, answer: _Answer, operation: str, check: Checker, found: list[Finding]) -> None:
+        """The answer of one of the document's operations: a status it lists, the body it gives that status."""
+        request, status = answer.seen.request, answer.status
         if not check(Kind.DOCUMENTED_STATUS, lambda: _documented(answer, operation)):
-            return found
+            return
         if answer.body and request.method != "HEAD":
             check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer))
-        if operation == "getPet" and 200 <= status < 300 and _pet_id(request.url or "") is None:
-            # An id that is no int64 names no animal: an answer that found one is read.not-found's (the
-            # generated tests' negative cases place it there), not a malformed animal to judge here.
-            return found
         schema = answer_schema(operation, status)
         pets: list[Any] = []  # what the shape check read, judged by the model without reading it again
         if schema == "Pet":
             if self._invalid_admitted(answer):
-                return found
+                return
             if check(Kind.PET_BODY, lambda: pets.append(self._pet(answer))):
                 found += self.model.judge(operation, pets, answer)
         elif schema == "Pet[]":
@@ -192,7 +187,32 @@ class Oracle:
             check(Kind.DEPRECATION_SCOPE, lambda: expect.not_deprecated(answer))
         if status == 401:
             check(Kind.BEARER_CHALLENGE, lambda: expect.bearer_challenge(answer))
+
+    def _outside(
+        self, answer: _Answer, placed: Placed, operation: str, valid_key: bool, check: Checker, found: list[Finding]
+    ) -> list[Finding]:
+        """A request the document does not describe (``interface/silence.py``): HTTP decides its status, §7
+        its error body.  A 2xx that serves it as the document's operation is judged as that operation's
+        answer; a path that names no animal (a petId that is no int64) is read.not-found's to judge."""
+        request, status = answer.seen.request, answer.status
+        if 200 <= status < 300:
+            if not valid_key:  # served without the key: no animal, whatever the path or body (§5.3)
+                clause = self._credential_clause(request, request.headers.get("Authorization"))
+                check(Kind.STATUS, lambda: expect.status(answer, 401), clause)
+            elif operation and placed.silence is not SILENCES["path"]:
+                self._as_documented(answer, operation, check, found)
+            return found
+        if not placed.fits(status, valid_key=valid_key):
+            check(Kind.STATUS, lambda: _fitting(answer, placed, valid_key), "responses.documented")
+            return found
+        if check(Kind.ERROR_BODY, lambda: expect.error_body(answer), "errors.body"):
+            check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer), "json.content-type")
+        if status == 401:
+            check(Kind.BEARER_CHALLENGE, lambda: expect.bearer_challenge(answer), "auth.challenge")
         return found
+
+    def _credential_clause(self, request: Any, authorization: str | None) -> str:
+        return "auth.missing" if authorization is None and not self._key_elsewhere(request) else "auth.invalid"
 
     def _admitted(self, answer: _Answer) -> None:
         try:
@@ -294,64 +314,35 @@ def _documented(answer: _Answer, operation: str) -> None:
         raise Mismatch(expected, observed, answer.exchange, Kind.DOCUMENTED_STATUS)
 
 
+# Runs one check of an answer; a Mismatch becomes a finding on the clause given, else where the check
+# registry places its kind (``checks.clause_of``).  True when the check held.
+Checker = Callable[..., bool]
+
+
+def _checker(found: list[Finding], operation: str, status: int) -> Checker:
+    def check(kind: Kind, run: Callable[[], Any], clause: str | None = None) -> bool:
+        try:
+            run()
+        except Mismatch as mismatch:
+            clause = clause or clause_of(kind, operation, status) or "responses.documented"
+            found.append(_finding(clause, mismatch))
+            return False
+        return True
+
+    return check
+
+
+def _fitting(answer: _Answer, placed: Placed, valid_key: bool) -> None:
+    """An answer to a request outside the document: a status HTTP gives for it (RFC 9110 §15.5, RFC 6585)."""
+    assert placed.silence is not None
+    statuses = placed.silence.statuses + ((401,) if not valid_key else ())
+    wanted = ", ".join(map(str, statuses))
+    expected = f"an answer HTTP gives to {placed.why}: a 2xx as the document says, or {wanted} with an Error body"
+    observed = f"HTTP {answer.status} with {expect.body_of(answer)}"
+    raise Mismatch(expected, observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, statuses))))
+
+
 def _finding(clause: str, mismatch: Mismatch) -> Finding:
     return Finding(
         clause, mismatch.expected, mismatch.observed, mismatch.exchange, TEST, expectation=mismatch.expectation
     )
-
-
-# -- the run's pipeline, every process merged ------------------------------------------------------
-
-
-def merge(directory: str | Path | None, own: dict[str, Any]) -> dict[str, Any]:
-    """Every process's judgements and findings (beside its counters); ``own``: this process's, without a
-    shared directory."""
-    tallies = [own]
-    if directory is not None:
-        tallies = []
-        for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
-            tally = json.loads(path.read_text(encoding="utf-8")).get("oracle")
-            if isinstance(tally, dict):
-                tallies.append(tally)
-    return {
-        "judged": sum(int(t["judged"]) for t in tallies),
-        "unanswered": sum(int(t["unanswered"]) for t in tallies),
-        "findings": [Finding.from_dict(data) for t in tallies for data in t["findings"]],
-    }
-
-
-def unreported(findings: list[Finding], records: list[TestRecord]) -> TestRecord | None:
-    """The pipeline's findings no test reported, as one record: a finding on an exchange and clause a test
-    (or another process) reported already is left out."""
-    reported = {(_line(f.exchange), f.clause) for r in records for f in r.findings if f.exchange is not None}
-    # Operations that serve a request with no credential at all: there the key sent elsewhere (the query,
-    # another header) is served for that reason, and auth.missing says so, as the auth tests judge it.
-    every = [f for r in records for f in r.findings] + findings
-    served_bare = {_operation(f.exchange) for f in every if f.clause == "auth.missing" and f.exchange is not None}
-    kept: list[Finding] = []
-    for finding in findings:
-        if finding.exchange is None:
-            continue
-        if (_line(finding.exchange), finding.clause) in reported:
-            continue
-        if finding.clause == "auth.invalid" and _bare(finding.exchange) and _operation(finding.exchange) in served_bare:
-            continue
-        reported.add((_line(finding.exchange), finding.clause))
-        kept.append(finding)
-    if not kept:
-        return None
-    clauses = tuple(dict.fromkeys(f.clause for f in kept))
-    return TestRecord(TEST, clauses, VIOLATED, dict.fromkeys(clauses, VIOLATED), kept)
-
-
-def _bare(exchange: Exchange) -> bool:
-    """The request had no Authorization header (what it carried elsewhere aside)."""
-    return not any(name.lower() == "authorization" for name, _ in exchange.request_headers)
-
-
-def _operation(exchange: Exchange) -> str:
-    return operation_id(exchange.method, exchange.url)
-
-
-def _line(exchange: Exchange) -> tuple[str, str, int | None]:
-    return (exchange.method, exchange.url, exchange.status)

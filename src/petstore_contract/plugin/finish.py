@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Exchange, RunResult, TestRecord
-from petstore_contract.judging import coverage, oracle, reask, waivers
+from petstore_contract.judging import coverage, reask, tally, waivers
 from petstore_contract.judging.verdict import clause_results, decide, server_errors_record, void
 from petstore_contract.reporting import outputs
 from petstore_contract.run import Run
@@ -91,7 +91,7 @@ class Finish:
         unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
         every = [*records, unreported] if unreported is not None else records
         # Every exchange of every process was judged by the pipeline (oracle.py): what no test reported.
-        universal = oracle.unreported(self._pipeline()["findings"], every)
+        universal = tally.unreported(self._pipeline()["findings"], every)
         every = [*every, universal] if universal is not None else every
         # Problems first: asking the findings again must never change the verdict.
         problems = self.problems(exitstatus, counters)
@@ -127,7 +127,7 @@ class Finish:
 
     def _pipeline(self) -> dict[str, Any]:
         """The pipeline's judgements and findings, every process's (from the files beside their counters)."""
-        return oracle.merge(self.run.settings.shared_dir or None, self.run.oracle.to_dict())
+        return tally.merge(self.run.settings.shared_dir or None, self.run.oracle.to_dict())
 
     def _reask_blocked(self, exitstatus: int) -> str:
         """Why no finding may be asked again ("" when they may)."""

@@ -18,7 +18,7 @@ from schemathesis.errors import FailureGroup
 from petstore_contract.core.records import Exchange, Finding, Violation
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.spec import schema_errors
-from petstore_contract.judging import generated
+from petstore_contract.judging import custom_checks, generated
 from petstore_contract.run.api import VALID, Api
 from petstore_contract.run.background import Background
 from petstore_contract.transport import Batch, RunGuard, Transport
@@ -185,7 +185,7 @@ class GeneratedCases:
             return
         self._count_examined(response.status_code, counts)
         try:
-            case.validate_response(response, additional_checks=generated.CUSTOM_CHECKS)
+            case.validate_response(response, additional_checks=custom_checks.CUSTOM_CHECKS)
         except FailureGroup as group:
             findings = generated.findings_of(group, case, response, self.redact.for_exchange, self.api.fill(VALID))
             raise Violation(*findings) from None

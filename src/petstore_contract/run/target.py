@@ -66,6 +66,9 @@ def load_named_targets(pyproject: Path) -> dict[str, NamedTarget]:
     return targets
 
 
+PREFIX = "/v1"  # §9.2: "Paths are served under a /v1 prefix in both deployments."
+
+
 def check_base_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -78,6 +81,14 @@ def check_base_url(url: str) -> str:
         parts.port  # noqa: B018 - raises on a malformed port
     except ValueError:
         raise TargetConfigError(f"base URL {url!r} has a malformed port") from None
+    if not parts.path.rstrip("/").endswith(PREFIX):
+        # §1, §9.2: both deployments serve the paths under /v1, and their base addresses end in it.  A base
+        # URL without it makes every path a 404: a mistyped setting, not a faulty service.
+        meant = url.rstrip("/") + PREFIX
+        raise TargetConfigError(
+            f"base URL {url!r} does not end in {PREFIX}, as the document's base addresses do (§1, §9.2); "
+            f"did you mean --base-url {meant}?"
+        )
     return url.rstrip("/")
 
 

@@ -1,0 +1,231 @@
+"""Where the document decides an answer and where HTTP does: one model, consulted by every judge.
+
+The interface document describes requests of a kind: its operations, at its paths, with a JSON body or
+none, with the valid key or a refused credential.  For those, its Responses tables and §§2, 4, 5, 7
+and 8 decide the answer.  About every other request it is silent: a body in another media type, a body
+or URI larger than a service accepts, a method it does not list, an ``Accept`` it cannot satisfy, a
+path that names nothing it describes, a rate limit.  There RFC 9110 (and RFC 6585) decide: any 4xx that
+fits the situation is compliant when it carries the Error body (§7: "All error responses use the Error
+body"), and so is a 2xx that handles the request as the document says.  A 5xx, an HTML or text error
+page, or an answer that breaks another sentence of the document stays a fault everywhere.
+
+``classify`` places every request the run sends (a targeted test's, set-up's, a generated case's, a
+stateful step's) once; each ``Silence`` names the gap it rests on and the RFC sentence that decides
+instead, and the statuses that fit.  The pipeline (``judging/oracle.py``), the generated tests'
+mapping (``judging/generated.py``) and the targeted tests read it; docs/architecture.md lists it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from urllib.parse import unquote, urlsplit
+
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN
+from petstore_contract.interface.spec import load_spec, operation_id, takes_body
+
+WITHIN = "within the document"
+# The 4xx statuses HTTP gives for a request the document does not describe (RFC 9110 §15.5, RFC 6585).
+FITTING_4XX = (400, 404, 405, 406, 411, 413, 414, 415, 422, 429, 431)
+# A body below this size is one every plain create sends (a NewPet of the suite's own is under 200
+# bytes); above it a service, or a proxy in front of it, may refuse the size with 413.  §2's gaps leave
+# name rules open, so a large body may be refused anyway: a 413 there is the same refusal told by HTTP.
+BODY_FLOOR = 1024
+# RFC 9110 §4.1: "It is RECOMMENDED that all senders and recipients support, at a minimum, URIs with
+# lengths of 8000 octets in protocol elements."  Below that a 414 is no answer HTTP gives.
+URI_FLOOR = 8000
+# RFC 6585 §5 names no size; a request's header fields below this are what every client sends.
+HEADERS_FLOOR = 8192
+
+
+@dataclass(frozen=True)
+class Silence:
+    """A kind of request the document does not describe, and how HTTP answers it."""
+
+    kind: str
+    gap: str  # the document's sentence (or silence) that leaves the answer open
+    rfc: str  # the sentence of HTTP that decides it instead
+    statuses: tuple[int, ...]  # the 4xx that fit, each with the Error body (§7)
+    # §5.3: a missing or invalid key gets 401 "whatever else the request carries".  Where the service
+    # itself reads the request (a body in another media type), the credential still comes first; where
+    # a request may never reach the service's operations (a proxy's size limit, an unrouted path, a
+    # method no route holds), a fitting 4xx Error is as good as the 401 (no animal is revealed either way).
+    credential_first: bool
+
+
+SILENCES: dict[str, Silence] = {
+    s.kind: s
+    for s in (
+        Silence(
+            "media-type",
+            "§1: 'Request and response bodies are JSON (application/json).' How a body in another media type, "
+            "or a POST without one, is answered: not shown.",
+            "RFC 9110 §15.5.16: 415 (Unsupported Media Type) 'indicates that the origin server is refusing to "
+            "service the request because the content is in a format not supported by this method'; a server "
+            "may also read the content as JSON and answer as the document says.",
+            (400, 415, 422),
+            credential_first=True,
+        ),
+        Silence(
+            "too-large",
+            "§2 Gaps: 'Constraints on name (length, format, uniqueness): not shown.' Sizes of bodies are not shown.",
+            "RFC 9110 §15.5.14: 413 (Content Too Large) 'indicates that the server is refusing to process a "
+            "request because the request content is larger than the server is willing or able to process'.",
+            (400, 413),
+            credential_first=False,
+        ),
+        Silence(
+            "uri-too-long",
+            "§4.1: query parameters limit and status; the length of a URI: not shown.",
+            "RFC 9110 §15.5.15: 414 (URI Too Long) 'indicates that the server is refusing to service the "
+            "request because the target URI is longer than the server is willing to interpret'.",
+            (400, 414),
+            credential_first=False,
+        ),
+        Silence(
+            "headers-too-large",
+            "§5.2: the Authorization header; the size of header fields: not shown.",
+            "RFC 6585 §5: 431 (Request Header Fields Too Large) 'indicates that the server is unwilling to "
+            "process the request because its header fields are too large'.",
+            (400, 431),
+            credential_first=False,
+        ),
+        Silence(
+            "method",
+            "§4.4: 'Other operations (update, delete, category operations, order creation): not shown.'",
+            "RFC 9110 §15.5.6: 405 (Method Not Allowed) 'indicates that the method received in the "
+            "request-line is known by the origin server but not supported by the target resource'.",
+            (400, 404, 405),
+            credential_first=False,
+        ),
+        Silence(
+            "accept",
+            "§1: 'Request and response bodies are JSON (application/json).' An Accept the service cannot "
+            "satisfy: not shown.",
+            "RFC 9110 §15.5.7: 406 (Not Acceptable); §12.5.1: a server may also disregard the Accept "
+            "header and answer as if it were not subject to content negotiation.",
+            (406,),
+            credential_first=False,
+        ),
+        Silence(
+            "path",
+            "§4.3: 'Path parameter petId: integer, format int64'; a path that names nothing the document "
+            "describes (a petId that is no int64, a documented path with a trailing slash or in another "
+            "letter case) is no operation of the document.",
+            "RFC 9110 §15.5.5: 404 (Not Found) 'indicates that the origin server did not find a current "
+            "representation for the target resource'; §15.5.1: 400 for a request the server will not process "
+            "(and 422, §15.5.21, as frameworks that validate path parameters answer).",
+            (400, 404, 405, 422),
+            credential_first=False,
+        ),
+    )
+}
+RATE_LIMIT = (
+    "§8: 'Rate limits and quotas: not shown.'",
+    "RFC 6585 §4: 429 (Too Many Requests) 'indicates that the user has sent too many requests in a given "
+    "amount of time'; the request was not processed.",
+)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where one request stands: within the document (``silence`` None) or outside it, and why."""
+
+    silence: Silence | None
+    why: str = ""
+
+    @property
+    def outside(self) -> bool:
+        return self.silence is not None
+
+    @property
+    def credential_first(self) -> bool:
+        """A refused credential must still get its 401 first (``Silence.credential_first``); within the
+        document it always must (§5.3)."""
+        return self.silence is None or self.silence.credential_first
+
+    def fits(self, status: int, *, valid_key: bool) -> bool:
+        """An answer HTTP allows to a request outside the document: a fitting 4xx (its Error body is §7's
+        to judge) or, without the valid key, a 401."""
+        if self.silence is None:
+            return False
+        return status in self.silence.statuses or (not valid_key and status == 401)
+
+
+INSIDE = Placed(None)
+
+
+@cache
+def _documented_paths() -> tuple[tuple[re.Pattern[str], str, bool], ...]:
+    """Each documented path (the spec's templates), as a pattern of the URL path's end, and whether it
+    holds an int64 parameter (petId)."""
+    try:
+        templates = sorted(load_spec().get("paths", {}), key=len, reverse=True)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return ()
+    found = []
+    for template in templates:
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "([^/]*)", re.escape(template))
+        found.append((re.compile(pattern + "$"), template, "{" in template))
+    return tuple(found)
+
+
+def _path_problem(path: str) -> str:
+    """Why the URL's path names nothing the document describes ("" when it names an operation's path)."""
+    if path.endswith("/") and path.rstrip("/"):
+        return f"a trailing slash ({path!r}): no documented path ends in one"
+    for pattern, _template, has_id in _documented_paths():
+        match = pattern.search(path)
+        if match is None:
+            continue
+        if has_id:
+            segment = unquote(match.group(1))
+            if not (re.fullmatch(r"-?[0-9]{1,19}", segment) and INT64_MIN <= int(segment) <= INT64_MAX):
+                return f"petId {segment!r} is no int64 (§4.3)"
+        return ""
+    lowered = [template for pattern, template, _ in _documented_paths() if pattern.search(path.lower())]
+    return f"{path!r} is {lowered[0]} in another letter case" if lowered else f"{path!r} is no documented path"
+
+
+def classify(
+    method: str, url: str, headers: Mapping[str, str] | None = None, body: bytes | str | None = None
+) -> Placed:
+    """Where one request stands: within the document, or outside it (which silence, and why)."""
+    headers = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
+    operation = operation_id(method, url)
+    target = urlsplit(url)
+    problem = _path_problem(target.path)
+    if problem:
+        return Placed(SILENCES["path"], problem)
+    if not operation:
+        return Placed(SILENCES["method"], f"{method.upper()} is no operation the document lists for this path")
+    if len(url) > URI_FLOOR:
+        return Placed(SILENCES["uri-too-long"], f"a URI of {len(url):,} characters")
+    size = sum(len(k) + len(v) + 4 for k, v in headers.items())
+    if size > HEADERS_FLOOR:
+        return Placed(SILENCES["headers-too-large"], f"header fields of {size:,} bytes")
+    accept = headers.get("accept")
+    if accept is not None and not _accepts_json(accept):
+        return Placed(SILENCES["accept"], f"Accept: {accept[:80]}")
+    sent = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else (body or b"")
+    if takes_body(operation):
+        media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media != "application/json" and not (media.startswith("application/") and media.endswith("+json")):
+            shown = f"Content-Type: {media}" if media else "no Content-Type"
+            return Placed(SILENCES["media-type"], f"{shown} ({len(sent):,} bytes of body)")
+    if len(sent) > BODY_FLOOR:
+        return Placed(SILENCES["too-large"], f"a body of {len(sent):,} bytes")
+    return INSIDE
+
+
+def _accepts_json(accept: str) -> bool:
+    """An Accept value that admits application/json (RFC 9110 §12.5.1; a range with q=0 refuses it)."""
+    for item in accept.split(","):
+        media, *params = (part.strip().lower() for part in item.split(";"))
+        if media in ("*/*", "application/*", "application/json", "") and not any(
+            re.fullmatch(r"q\s*=\s*0(\.0{0,3})?", p) for p in params
+        ):
+            return True
+    return False
