@@ -25,11 +25,14 @@ from petstore_contract.core.records import (
     ClauseResult,
     Finding,
     Note,
+    Violation,
 )
 from petstore_contract.interface.clauses import registry
 from petstore_contract.judging import store
+from petstore_contract.judging.expect import Judge
 from petstore_contract.judging.generated import CATCH_ALL, clause_for, failure_clauses, query_clause, rejection_clause
 from petstore_contract.judging.verdict import decide
+from petstore_contract.plugin.classify import record_of
 
 # -- Schemathesis findings on clauses ---------------------------------------------------------------
 
@@ -182,3 +185,33 @@ def test_a_violated_should_clause_is_a_warning() -> None:
         [_row("a", CONFORMS), _row("s", VIOLATED, "SHOULD")], facts={}, problems=[], records=[], warnings=[]
     )
     assert any(w.startswith("s (SHOULD)") for w in result.warnings)
+
+
+# -- a test that ends on a violation of another clause (issue 39: "not selected" although it ran) --------
+
+
+class _Report:
+    skipped = False
+
+
+def _ended_on(clauses: tuple[str, ...], examined: dict[str, int]) -> dict[str, str]:
+    judge = Judge()
+    judge.examined.update(examined)
+    finding = Finding("read.found", "the animal just created", "404")
+
+    def walk() -> None:
+        raise Violation(finding)
+
+    call = pytest.CallInfo.from_call(walk, "call")
+    record = record_of("t::walk", clauses, call, _Report(), judge)  # type: ignore[arg-type]
+    return dict(record.judged)
+
+
+def test_a_walk_that_ended_on_another_clause_conforms_on_the_hops_it_judged() -> None:
+    judged = _ended_on(("stateful.round-trip",), {"stateful.round-trip": 3})
+    assert judged == {"read.found": "violated", "stateful.round-trip": "conforms"}
+
+
+def test_a_walk_that_ended_before_judging_its_clause_is_undecided_blocked_by_the_violated_one() -> None:
+    judged = _ended_on(("stateful.round-trip",), {})
+    assert judged == {"read.found": "violated", "stateful.round-trip": "undecided"}

@@ -9,15 +9,20 @@ service itself reads the request.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import secrets
 from typing import Any
 
 import pytest
 import requests
 
+from devtools.catalog.fronts import Front, FrontLayer
+from devtools.launcher import SuiteRun, run_suite
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.silence import FITTING_4XX, SILENCES, classify
 from petstore_contract.judging.oracle import Oracle
+from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.transport import Observed
 from tests.test_outside import OUTSIDE
 
@@ -130,3 +135,28 @@ def test_an_answer_outside_the_document_is_judged_as_http_decides(
     request_: tuple[str, str, dict[str, str], bytes | None], status: int, answer: Any, clauses: list[str]
 ) -> None:
     assert _findings(_seen(*request_, status, answer)) == clauses
+
+
+# -- a whole run against one server that answers every kind outside the document ---------------------------
+
+EVERY_SILENCE = Front(media_type=415, body_limit=64 * 1024, accept=406, path=404)
+
+
+def _front_run(style: str) -> SuiteRun:
+    key = "silence-" + secrets.token_urlsafe(12)
+    app = build_app(key)
+    app.add_middleware(FrontLayer, front=dataclasses.replace(EVERY_SILENCE, body=style), api_key=key)
+    with BackgroundServer(app) as server:
+        return run_suite(server.base_url, key, "--contract-profile", "quick")
+
+
+def test_every_fitting_refusal_with_the_error_body_is_conformant_and_with_html_it_is_errors_body() -> None:
+    """One compliant server answering a body in another media type 415, a body over 64 KiB 413, an Accept
+    without JSON 406 and a path that names nothing 404 before any key is read, each with the Error body:
+    conformant.  The same server with HTML pages: not conformant, on errors.body alone."""
+    compliant = _front_run("error")
+    assert compliant.verdict == "conformant" and compliant.exit_code == 0, compliant.output[-2500:]
+    html = _front_run("html")
+    assert html.verdict == "not_conformant" and html.violated() == {"errors.body"}, html.output[-2500:]
+    refused = {f["exchange"]["status"] for f in html.findings() if f["clause"] == "errors.body" and f["exchange"]}
+    assert refused >= {404, 406, 413, 415}, refused

@@ -141,6 +141,34 @@ VARIANTS: dict[str, Variant] = {
             summary="answers every request 20 ms late, like a remote Staging",
             latency_seconds=0.020,
         ),
+        # Behind a front (fronts.FRONTED): what a framework or a proxy answers where the document is
+        # silent, each refusal a 4xx HTTP fits to the request, with the Error body (§7).
+        Variant(
+            name="framework-415",
+            summary="answers 415 with an Error body to a POST whose body is not declared JSON (aiohttp, Express)",
+        ),
+        Variant(
+            name="framework-422",
+            summary="answers 422 with an Error body to a body not declared JSON and to a petId that is no int64 "
+            "(FastAPI)",
+        ),
+        Variant(
+            name="proxy-413-64k",
+            summary="stands behind a reverse proxy that answers 413 with an Error body to a body over 64 KiB",
+        ),
+        Variant(
+            name="accept-406",
+            summary="answers 406 with an Error body to an Accept that admits no JSON",
+        ),
+        Variant(
+            name="router-404-before-auth",
+            summary="its router answers a path that names nothing (/pets/abc, /pets/, /PETS) 404 with an Error "
+            "body before any key is read (connexion)",
+        ),
+        Variant(
+            name="router-400-before-auth",
+            summary="its router answers a path that names nothing 400 with an Error body before any key is read",
+        ),
     )
 }
 

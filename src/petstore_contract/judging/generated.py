@@ -293,13 +293,22 @@ def findings_of(group: FailureGroup, case: Any, response: Any, redact: Any, vali
 
 
 def _decided_by_http(failure: Any, placed: Placed, request: Any, status: int, valid_key: bool) -> bool:
-    """A status failure of a request outside the document whose answer HTTP allows there: a fitting 4xx
-    (its Error body is still judged, by the pipeline and the custom checks), or a 2xx that served a
-    NewPet sent in another media type as the document says (§4.2)."""
-    if failure.code not in STATUS_CODES or placed.silence is None:
+    """A failure of Schemathesis' checks on an answer HTTP allows to a request outside the document.
+
+    Those checks hold the answer against the operation's Responses table (its statuses, media types
+    and schemas, what a request missing its credential or carrying invalid data gets); outside the
+    document HTTP decides instead.  A fitting 4xx is judged by the pipeline (its Error body, §7) and by
+    the suite's own checks (``custom_checks``, kept); a 2xx that served a NewPet sent in another media
+    type is created as the document says (§4.2).  A refused credential still gets its 401 first where
+    the service itself reads the request (``Silence.credential_first``)."""
+    if placed.silence is None or isinstance(getattr(failure, "exception", None), Violation):
         return False
     if 200 <= status < 300:
-        return valid_key and placed.silence.kind == "media-type" and new_pet(request.body)
+        return (
+            failure.code in STATUS_CODES and valid_key and placed.silence.kind == "media-type" and new_pet(request.body)
+        )
+    if placed.credential_first and not valid_key:
+        return False
     return placed.fits(status, valid_key=valid_key)
 
 

@@ -20,6 +20,7 @@ from petstore_contract.core.records import (
     CONFORMS,
     NOT_SELECTED,
     OTHER,
+    PRECONDITION,
     TARGET,
     UNDECIDED,
     VIOLATED,
@@ -60,6 +61,7 @@ def record_of(
     elif (violation := find_error(error, Violation)) is not None:
         for finding in violation.findings:
             _violated(record, finding)
+        _left_by_violation(record, clauses)
     elif (mismatch := find_error(error, Mismatch)) is not None:
         _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
     elif isinstance(error, AssertionError) and clauses:
@@ -98,6 +100,22 @@ def _violated(record: TestRecord, finding: Finding) -> None:
     if finding not in record.findings:  # the judge's own findings come back in its Violation
         record.findings.append(finding)
     record.judged[finding.clause] = VIOLATED
+
+
+def _left_by_violation(record: TestRecord, clauses: tuple[str, ...]) -> None:
+    """The test's own clauses that a violation found on another clause left unjudged (a stateful walk
+    whose fault lands on read.found, say): they conform on the exchanges judged for them before it, or,
+    with none judged, are undecided, blocked by the violated clause; never "not selected" as if no
+    test had run."""
+    blocker = next((cid for cid, outcome in record.judged.items() if outcome == VIOLATED), None)
+    for cid in clauses:
+        if cid in record.judged or blocker is None:
+            continue
+        if record.examined.get(cid):
+            record.judged[cid] = CONFORMS
+        else:
+            reason = f"the test ended on a violation of {blocker} before it judged this clause"
+            _note(record, Note((cid,), PRECONDITION, reason, blocker))
 
 
 def _overall(record: TestRecord) -> str:

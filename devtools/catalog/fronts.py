@@ -1,0 +1,110 @@
+"""What a web framework or a reverse proxy in front of the service answers where the document is silent.
+
+A front is an ASGI layer before the reference's app, deciding the requests the document does not
+describe as common stacks do, each with its own choice of status (RFC 9110 §15.5): a body in another
+media type (aiohttp, Express, connexion: 415; FastAPI: 422), a body over a proxy's size limit (nginx:
+413), an ``Accept`` that admits no JSON (406), a path that names nothing the document describes, which
+a router answers before any key is read (connexion: 404 for ``/pets/abc``).  With the Error body these
+are compliant variants (``FRONTED``); with the framework's HTML or text page they are faults of §7
+("All error responses use the Error body"), registered in ``faulty/fronted.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+PREFIX = "/v1"
+PAGE_TITLES = {
+    400: "Bad Request",
+    404: "Not Found",
+    406: "Not Acceptable",
+    413: "Content Too Large",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Content",
+}
+INT64 = re.compile(r"-?[0-9]{1,19}")
+
+
+@dataclass(frozen=True)
+class Front:
+    """The statuses a front answers where the document is silent (None: it lets the request through)."""
+
+    media_type: int | None = None  # a POST whose body is not declared JSON (once the key is read, as a framework does)
+    body_limit: int | None = None  # a proxy's limit in bytes: a larger body is refused before the service sees it
+    accept: int | None = None  # an Accept that admits no JSON
+    path: int | None = None  # a path that names nothing the document describes, before any key is read
+    body: Literal["error", "html", "text"] = "error"  # what the refusal carries
+
+
+# The compliant variants with a front (their Variant in ``variants.py`` is the reference's knobs).
+FRONTED: dict[str, Front] = {
+    "framework-415": Front(media_type=415),
+    "framework-422": Front(media_type=422, path=422),
+    "proxy-413-64k": Front(body_limit=64 * 1024),
+    "accept-406": Front(accept=406),
+    "router-404-before-auth": Front(path=404),
+    "router-400-before-auth": Front(path=400),
+}
+
+
+class FrontLayer:
+    """The front before ``app`` (a Starlette middleware, the outermost of the app's own): refuses what its
+    ``Front`` names, passes every other request on."""
+
+    def __init__(self, app: Any, front: Front, api_key: str) -> None:
+        self.app, self.front, self.key = app, front, api_key
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        status = self.refusal(scope) if scope["type"] == "http" else None
+        if status is None:
+            await self.app(scope, receive, send)
+            return
+        body, media = self.page(status)
+        headers = [(b"content-type", media.encode()), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def refusal(self, scope: dict[str, Any]) -> int | None:
+        front, headers = self.front, {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        path = str(scope["path"])
+        rest = path[path.index(PREFIX) + len(PREFIX) :] if PREFIX in path else path
+        if front.path is not None and not _documented_path(rest):
+            return front.path
+        length = headers.get("content-length", "0")
+        if front.body_limit is not None and length.isdigit() and int(length) > front.body_limit:
+            return 413
+        accept = headers.get("accept")
+        if front.accept is not None and accept is not None and not _admits_json(accept):
+            return front.accept
+        media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if front.media_type is not None and scope["method"] == "POST" and media != "application/json":
+            scheme, _, token = headers.get("authorization", "").partition(" ")
+            if scheme.lower() == "bearer" and token == self.key:  # the service reads the key first (§5.3)
+                return front.media_type
+        return None
+
+    def page(self, status: int) -> tuple[bytes, str]:
+        title = PAGE_TITLES.get(status, "Error")
+        if self.front.body == "html":
+            return f"<html><head><title>{status} {title}</title></head><body><h1>{title}</h1></body></html>".encode(), (
+                "text/html; charset=utf-8"
+            )
+        if self.front.body == "text":
+            return f"{status}: {title}".encode(), "text/plain; charset=utf-8"
+        code = title.lower().replace(" ", "_")
+        return json.dumps({"code": code, "message": title, "status": status}).encode(), "application/json"
+
+
+def _documented_path(rest: str) -> bool:
+    if rest in ("/pets", "/store/orders"):
+        return True
+    segment = rest.removeprefix("/pets/")
+    return segment != rest and bool(INT64.fullmatch(segment)) and -(2**63) <= int(segment) < 2**63
+
+
+def _admits_json(accept: str) -> bool:
+    ranges = [item.split(";", 1)[0].strip().lower() for item in accept.split(",")]
+    return any(r in ("*/*", "application/*", "application/json") for r in ranges)
