@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 
+import blind_scores
 import proof_table
 import tiers
 from blind_scores import BlindScenario, run_blind_catalog
@@ -33,6 +34,7 @@ from devtools.launcher import SuiteRun
 from petstore_contract.core import atomic
 
 ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
 # Suite runs side by side in a chunk; each run is mostly Python work, so a little over the cores (alone),
 # or two per worker when two xdist workers share the cores.
 PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "2" if "PYTEST_XDIST_WORKER" in os.environ else "3"))
@@ -139,8 +141,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     whole = self_proof(config)
     kill_chunks = _chunk_of(tiers.kill_matrix(whole), _chunks(config, "kill-matrix"))
     blind_chunks = _chunk_of(tiers.blind(whole), _chunks(config, "blind"))
+    tier_2_only = []
     for item in items:
         params = item.callspec.params if isinstance(item, pytest.Function) and hasattr(item, "callspec") else {}
+        if item.path.parent.parent == HERE and item.path.parent.name in blind_scores.ROUNDS:
+            # A blind round's own self-proof (every fault demonstrated on its server) sweeps the catalog too.
+            item.add_marker(TIERED)
+            tier_2_only.append(item)
         if "catalog" in item.fixturenames:
             group = f"kill-matrix-{kill_chunks[params['catalog_scenario']]}"
         elif "blind_catalog" in item.fixturenames:
@@ -150,6 +157,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.xdist_group(group))
         if TIERED_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(TIERED)
+    if tier_2_only and not whole:
+        config.hook.pytest_deselected(items=tier_2_only)
+        items[:] = [item for item in items if item not in tier_2_only]
 
 
 # -- the results, over every process ---------------------------------------------------------------
