@@ -411,6 +411,19 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "create_500_on_control_chars": lambda api: api.post({"name": "a\x01b", "categoryId": 1}).status_code >= 500,
     "list_500_on_filtered_small_page": server_error("GET", "/pets", params={"status": "sold", "limit": 5}),
     "read_500_on_negative_id": server_error("GET", "/pets/-5"),
+    "create_repeated_key_validated_first_stored_last": lambda api: (
+        api.read(api.post(data=b'{"name": "a", "categoryId": 7, "categoryId": 8}').json()["id"]).json()["categoryId"]
+        != 7
+    ),
+    "create_stored_before_key": lambda api: (
+        api.post({"name": "ghost", "categoryId": 1}, key=None).status_code == 401
+        and any(p["name"] == "ghost" for p in api.pets())
+    ),
+    "read_id_leading_digits": lambda api: api.read(f"{api.create()['id']}abc").status_code == 200,
+    "read_id_wraps_64": lambda api: api.read(api.create()["id"] + 2**64).status_code == 200,
+    "auth_415_before_key": lambda api: (
+        api.post(data=b"{}", key=None, headers={"Content-Type": "text/plain"}).status_code == 415
+    ),
     "read_by_name_collision": probe_name_collision,
     "store_latin1_names": probe_latin1_store,
     # GET /store/orders

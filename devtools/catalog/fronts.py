@@ -36,6 +36,7 @@ class Front:
     body_limit: int | None = None  # a proxy's limit in bytes: a larger body is refused before the service sees it
     accept: int | None = None  # an Accept that admits no JSON
     path: int | None = None  # a path that names nothing the document describes, before any key is read
+    media_type_first: bool = False  # a fault: the media type refused before the key is read (§5.3)
     body: Literal["error", "html", "text"] = "error"  # what the refusal carries
 
 
@@ -82,8 +83,8 @@ class FrontLayer:
         media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if front.media_type is not None and scope["method"] == "POST" and media != "application/json":
             scheme, _, token = headers.get("authorization", "").partition(" ")
-            if scheme.lower() == "bearer" and token == self.key:  # the service reads the key first (§5.3)
-                return front.media_type
+            if front.media_type_first or (scheme.lower() == "bearer" and token == self.key):
+                return front.media_type  # the service reads the key first (§5.3), but in a fault
         return None
 
     def page(self, status: int) -> tuple[bytes, str]:

@@ -166,6 +166,10 @@ VARIANTS: dict[str, Variant] = {
             "body before any key is read (connexion)",
         ),
         Variant(
+            name="integral-numbers",
+            summary="accepts an integer in another JSON spelling (1e3, 1000.0) as that integer (choices.RULED)",
+        ),
+        Variant(
             name="router-400-before-auth",
             summary="its router answers a path that names nothing 400 with an Error body before any key is read",
         ),

@@ -3,6 +3,8 @@ and its answer.  Those of the rules that validate a NewPet are in ``newpet.py``.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from typing import Any
 
 from starlette.requests import Request
@@ -141,3 +143,37 @@ class CreateRejectedStillStored(PetStore):
                 self.store_pet(salvage(body))
             raise
         return await super().create_pet(request)
+
+
+@fault("create_stored_before_key")
+class CreateStoredBeforeKey(PetStore):
+    """Stores a valid NewPet sent without the valid key, then answers the 401 (§5.3) all the same."""
+
+    async def authorize(self, request: Request, operation: str) -> Response | None:
+        denied = await super().authorize(request, operation)
+        if denied is not None and operation == "create":
+            with contextlib.suppress(BadRequest):
+                self.store_pet(self.rules.validate_new_pet(await self.read_body(request)))
+        return denied
+
+
+class Pairs(list[tuple[str, Any]]):
+    """A JSON object's members in order, a key given twice kept twice."""
+
+
+@fault("create_repeated_key_validated_first_stored_last")
+class CreateRepeatedKeyMixed(PetStore):
+    """A body that repeats a key: validates its first value and stores its last (two parsers disagreeing)."""
+
+    async def create_pet(self, request: Request) -> Response:
+        raw = await request.body()
+        try:
+            pairs = json.loads(raw, object_pairs_hook=Pairs)
+        except (ValueError, RecursionError):
+            return await super().create_pet(request)
+        if not isinstance(pairs, Pairs) or len({k for k, _ in pairs}) == len(pairs):
+            return await super().create_pet(request)
+        first = {k: v for k, v in reversed(pairs)}
+        validated = self.rules.validate_new_pet(first)
+        pet = self.store_pet(self.rules.validate_new_pet(dict(pairs)))
+        return self.create_answer(self.rules.present({**pet, **validated}), {})

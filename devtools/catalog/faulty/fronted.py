@@ -27,3 +27,10 @@ class Router404Text(PetStore):
 @fault("accept_406_html")
 class Accept406Html(PetStore):
     front = Front(accept=406, body="html")
+
+
+@fault("auth_415_before_key")
+class Auth415BeforeKey(PetStore):
+    """Refuses a body in another media type (415, with the Error body) before it reads the key."""
+
+    front = Front(media_type=415, media_type_first=True)

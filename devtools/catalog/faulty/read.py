@@ -3,8 +3,10 @@ its Deprecation and Sunset headers."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from starlette.requests import Request
 from starlette.responses import Response
 
 from devtools.catalog.faulty.registry import fault
@@ -15,6 +17,30 @@ from petstore_contract.reference.rules import DEPRECATION, SUNSET, Rules
 Found = dict[str, Any] | None  # the animal a read answers with, if any
 
 # -- the animal found -----------------------------------------------------------------------------------
+
+
+@fault("read_id_leading_digits")
+class ReadIdLeadingDigits(PetStore):
+    """Reads a petId by its leading digits, as a lenient parser does: "5abc" and "5.5" read animal 5."""
+
+    async def get_pet(self, request: Request) -> Response:
+        raw = request.path_params["petId"]
+        digits = re.match(r"-?[0-9]{1,19}", raw)
+        if digits is not None:
+            request.path_params["petId"] = digits.group()
+        return await super().get_pet(request)
+
+
+@fault("read_id_wraps_64")
+class ReadIdWraps64(PetStore):
+    """Reads a petId as a machine integer that wraps: N + 2^64 reads animal N."""
+
+    async def get_pet(self, request: Request) -> Response:
+        raw = request.path_params["petId"]
+        if re.fullmatch(r"-?[0-9]{1,40}", raw):
+            wrapped = (int(raw) - INT64_MIN) % 2**64 + INT64_MIN
+            request.path_params["petId"] = str(wrapped)
+        return await super().get_pet(request)
 
 
 @fault("read_500_on_negative_id")

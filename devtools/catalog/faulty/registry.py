@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from starlette.applications import Starlette
 
+from devtools.catalog.choices import RULED
 from devtools.catalog.faults import FAULTS
 from devtools.catalog.fronts import FRONTED, FrontLayer
 from petstore_contract.reference.app import PetStore
@@ -67,14 +68,17 @@ def store_factory(name: str) -> Callable[[str, Variant], PetStore]:
 
 
 def catalog_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = None) -> Starlette:
-    """The reference's app (``build_app``) with the fault ``fault`` installed; without one, the clean reference.
-    A compliant variant with a front (``fronts.FRONTED``), or a fault whose store names one (``front``), is
-    served behind it, as a framework or a proxy would stand before the service."""
-    app = (
-        build_app(api_key, variant)
-        if fault is None
-        else build_app(api_key, variant, store_factory=store_factory(fault))
-    )
+    """The reference's app (``build_app``) with the fault ``fault`` installed; without one, the clean
+    reference (with the rules of its own of a variant that has some, ``choices.RULED``).  A compliant
+    variant with a front (``fronts.FRONTED``), or a fault whose store names one (``front``), is served
+    behind it, as a framework or a proxy would stand before the service."""
+    if fault is not None:
+        app = build_app(api_key, variant, store_factory=store_factory(fault))
+    elif variant.name in RULED:
+        rules = RULED[variant.name]
+        app = build_app(api_key, variant, store_factory=lambda key, chosen: PetStore(key, chosen, rules))
+    else:
+        app = build_app(api_key, variant)
     front = FRONTED.get(variant.name) if fault is None else getattr(app.state.store, "front", None)
     if front is not None:
         app.add_middleware(FrontLayer, front=front, api_key=api_key)

@@ -47,6 +47,7 @@ from petstore_contract.judging import expect
 from petstore_contract.judging.checks import clause_of
 from petstore_contract.judging.coverage import new_pet
 from petstore_contract.judging.model import StoreModel
+from petstore_contract.judging.refusals import Refusals
 from petstore_contract.transport import REDIRECTS, Observed
 from petstore_contract.transport.answers import build_exchange
 
@@ -106,6 +107,7 @@ class Oracle:
         self.unanswered = 0
         self.findings: list[Finding] = []
         self.admitted: set[int] = set()  # ids handed out for invalid data the service accepted
+        self.refusals = Refusals(self.plain, TEST)  # refused creates held against every animal shown
         self._kept: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, seen: Observed) -> None:
@@ -134,6 +136,8 @@ class Oracle:
         check = _checker(found, operation, answer.status)
         if not check(Kind.NO_SERVER_ERROR, lambda: expect.no_server_error(answer)):
             return found
+        if operation == "createPet":
+            self.refusals.create_answered(request.body, answer.status, answer)
         authorization = request.headers.get("Authorization")
         valid_key = self._valid(authorization)
         # Where the request stands (interface/silence.py): outside the document, HTTP decides its status;
@@ -176,9 +180,11 @@ class Oracle:
                 return
             if check(Kind.PET_BODY, lambda: pets.append(self._pet(answer))):
                 found += self.model.judge(operation, pets, answer)
+                self.refusals.animals_shown(pets, answer)
         elif schema == "Pet[]":
             if check(Kind.PET_LIST, lambda: pets.extend(self._pet_list(answer))):
                 found += self.model.judge(operation, pets, answer)
+                self.refusals.animals_shown(pets, answer)
         elif schema == "Error":
             check(Kind.ERROR_BODY, lambda: expect.error_body(answer))
             if operation == "getPet" and status == 404 and (pet_id := _pet_id(request.url or "")) is not None:
@@ -259,7 +265,8 @@ class Oracle:
         categoryId, a PetStatus or none, nothing else (a service may refuse long or unusual names, and
         categories that are large, zero, negative or not in its catalog: category rules are not shown)."""
         try:
-            data = json.loads(body) if body else None
+            # A key given twice leaves the outcome to the parser (RFC 8259 §4): a service may refuse it.
+            data = json.loads(body, object_pairs_hook=_unique_keys) if body else None
         except (ValueError, TypeError):
             return False
         if not isinstance(data, dict) or set(data) - {"name", "categoryId", "status"} or self.plain is None:
@@ -272,8 +279,10 @@ class Oracle:
         return "status" not in data or data["status"] in STATUSES
 
     def to_dict(self) -> dict[str, Any]:
+        """The process's tally; the refusals are judged against every answer in so far (the last tally, at
+        the end of the process, holds them all)."""
         with self._lock:
-            findings = [finding.to_dict() for finding in self.findings]
+            findings = [finding.to_dict() for finding in [*self.findings, *self.refusals.findings()]]
             return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
 
 
@@ -285,6 +294,12 @@ def _evidenced(answer: _Answer, check: Callable[..., Any], *args: Any) -> Any:
     except Mismatch as mismatch:
         mismatch.exchange = answer.exchange
         raise
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ValueError("a key given twice")
+    return dict(pairs)
 
 
 def _location(seen: Observed) -> bool:

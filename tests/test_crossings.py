@@ -1,0 +1,194 @@
+"""Where two of the document's rules cross (issue 40): each crossing as data, judged on the clause it breaks.
+
+- An id reaches its animal only as itself (§4.3 "petId: integer, format int64"): spellings of a held id
+  that are not that int64 never answer its animal (``read.not-found``).
+- One value, however JSON spells it (§2, RFC 8259): an integer as ``1e3`` or ``1000.0``, a name with
+  escapes, a key given twice: accepted as that value or refused with a 400 Error, and the value taken is
+  the value echoed and read back (``create.echo``).
+
+The credential crossing (a refused credential gets its 401 whatever else the request carries) is in
+``test_auth.py``'s ``CARRYING`` table; the refusal crossing (a refused create adds no animal) is the
+pipeline's, for every refused create of the run (``judging/refusals.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
+from petstore_contract.interface.silence import SILENCES
+from petstore_contract.judging import expect
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.api import Request, Row, answered, send_table
+from petstore_contract.run.setup import Seeded, created_pet
+from petstore_contract.transport import Answer
+
+
+def _created_or_blocked(answer: Answer, clause: str) -> None:
+    """A body the service may accept: anything but 201 or a 400 leaves the clause to create.created."""
+    if answer.status != 201:
+        reason = f"POST /pets answered {answer.status}, neither 201 nor a 400 Error"
+        raise undecided(clause, PRECONDITION, reason, blocked_by="create.created")
+
+
+# -- an id reaches its animal only as itself (issue 40, crossing 2) ----------------------------------------
+
+# Spellings of a held id N that are not the int64 N (§4.3 "petId: integer, format int64"): N + 2^64 (a
+# parser that wraps at 64 bits reads N), -N, N followed by letters and N with a fraction other than .0
+# (a parser that reads the leading digits reads N).  Spellings some parsers read as the same integer (a
+# leading +, leading zeros, N.0) are left open: they are not sent.
+ALIASES = {
+    "plus-2-64": lambda n: str(n + 2**64),
+    "negated": lambda n: str(-n),
+    "letters": lambda n: f"{n}abc",
+    "fraction": lambda n: f"{n}.5",
+}
+HELD = 2  # animals whose ids are spelled otherwise: the first the suite created (or found), and the last
+
+
+def _held(seeded: Seeded) -> list[int]:
+    pets = seeded.own or seeded.before
+    ids = [pet["id"] for pet in (pets[:1] + pets[-1:]) if type(pet.get("id")) is int and pet["id"] > 0]
+    return list(dict.fromkeys(ids))[:HELD]
+
+
+@sent_ahead("aliases")
+def _aliases(run: Run, seeded: Seeded) -> dict[str, Row]:
+    table = {
+        f"{pet_id}-{name}": Request("GET", f"/pets/{spell(pet_id)}")
+        for pet_id in _held(seeded)
+        for name, spell in ALIASES.items()
+    }
+    return run.once_answers("aliases", lambda: send_table(run.api, table))
+
+
+@pytest.fixture(scope="module")
+def aliases(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "aliases", seeded)
+
+
+@pytest.mark.clause("read.not-found", "errors.body")
+def test_an_id_reaches_its_animal_only_as_itself(aliases: dict[str, Row], judge: Judge, seeded: Seeded) -> None:
+    """Built from ids the store holds at that moment: a spelling that is not the int64 N never answers
+    animal N; it gets a 404 or a 400 Error (a spelling that is no int64 names nothing the document
+    describes: any 4xx HTTP fits to such a path, with the Error body), or, for -N, -N's own animal."""
+    if not aliases:
+        pytest.skip("no animal to read: the store holds none whose id the suite knows")
+    known = {str(pet.get("id")) for pet in [*seeded.own, *seeded.before]}
+    for key, answer in aliases.items():
+        pet_id, _, spelling = key.partition("-")
+        asked = ALIASES[spelling](int(pet_id))
+        with judge("read.not-found"):
+            if answer.status == 200:
+                got = expect.parse_json(answer)
+                shown = got.get("id") if isinstance(got, dict) else None
+                if spelling != "negated" or shown != int(asked):
+                    raise Mismatch(
+                        f"GET /pets/{asked} not to answer animal {pet_id} ({asked} is not the int64 {pet_id})",
+                        f"HTTP 200 with {expect.short(got)}",
+                        answer.exchange,
+                    )
+                continue
+            if spelling == "negated" and asked not in known:
+                expect.status(answer, 404)
+            else:
+                expect.status(answer, 404, *SILENCES["path"].statuses)
+        if answer.status >= 400:
+            with judge("errors.body"):
+                expect.error_body(answer)
+
+
+# -- one value, however JSON spells it (issue 40, crossing 4) ---------------------------------------------
+
+# Raw JSON text, each body a NewPet whose value JSON spells another way: an integer as 1e3 or 1000.0 (JSON
+# Schema counts both as the integer 1000), a name with escapes (the same string), a key given twice (RFC
+# 8259 §4 leaves the outcome to the parser).  Each is accepted as that value, or refused with a 400
+# Error (§4.2); the value the service took is the value it echoes and the value a read finds (§2, §4.3).
+SPELLINGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "exponent-integer": ('{{"name": "{name}", "categoryId": 1e3}}', {"categoryId": 1000}),
+    "fraction-integer": ('{{"name": "{name}", "categoryId": 1000.0}}', {"categoryId": 1000}),
+    "escaped-name": ('{{"name": "{escaped}", "categoryId": 1}}', {"name": "{name}\u00e9"}),
+    "repeated-key": ('{{"name": "{name}", "categoryId": 7, "categoryId": 8}}', {}),  # 7 or 8, held to its echo
+}
+
+
+def _spelled(run: Run) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each spelling's raw body and the fields an accepting service must echo and store."""
+    bodies = {}
+    for key, (template, expected) in SPELLINGS.items():
+        name = run.name(f"sp-{key[:3]}")
+        raw = template.format(name=name, escaped=name + "\\u00e9")
+        bodies[key] = (
+            raw,
+            {field: value.format(name=name) if isinstance(value, str) else value for field, value in expected.items()},
+        )
+    return bodies
+
+
+@sent_ahead("spellings")
+def _spellings(run: Run, seeded: Seeded) -> dict[str, Row]:
+    """The spelled bodies, then each animal they created read back by its id (``read-<key>``)."""
+
+    def send() -> dict[str, Row]:
+        table = {key: Request("POST", "/pets", data=raw) for key, (raw, _) in _spelled(run).items()}
+        created = send_table(run.api, table)
+        pets = {key: created_pet(answer) for key, answer in answered(created).items()}
+        reads = {f"read-{key}": Request("GET", f"/pets/{pet['id']}") for key, pet in pets.items() if pet is not None}
+        return created | send_table(run.api, reads)
+
+    return run.once_answers("spellings", send)
+
+
+@pytest.fixture(scope="module")
+def spellings(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "spellings", seeded)
+
+
+def _same_value(got: Any, wanted: Any) -> bool:
+    """One JSON value, however spelled: 1000 and 1000.0 are the integer 1000 (JSON Schema), never True."""
+    if isinstance(wanted, int) and not isinstance(wanted, bool):
+        return isinstance(got, int | float) and not isinstance(got, bool) and got == wanted
+    return bool(got == wanted and type(got) is type(wanted))
+
+
+@pytest.mark.writes
+@pytest.mark.clause("create.echo")
+@pytest.mark.parametrize("key", SPELLINGS)
+def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, judge: Judge, key: str) -> None:
+    answer = spellings[key]
+    if answer.status == 400:
+        with judge("errors.body"):
+            expect.error_body(answer)
+        return
+    with judge("create.echo"):
+        expect.status(answer, 201, 400)
+    _created_or_blocked(answer, "create.echo")
+    expected = _spelled(run)[key][1]
+    echoed = expect.parse_json(answer)
+    read = spellings.get(f"read-{key}")
+    with judge("create.echo"):
+        if not isinstance(echoed, dict):
+            raise Mismatch("the created animal", expect.short(echoed), answer.exchange)
+        if key == "repeated-key":  # either value, but one: the value it took is the value it keeps
+            expected = (
+                {"categoryId": echoed.get("categoryId")} if echoed.get("categoryId") in (7, 8) else {"categoryId": 8}
+            )
+        for field, value in expected.items():
+            if not _same_value(echoed.get(field), value):
+                raise Mismatch(
+                    f"{field} {value!r} as sent", f"{field} {expect.short(echoed.get(field))}", answer.exchange
+                )
+        if read is not None and read.status == 200:
+            stored = expect.parse_json(read)
+            for field, value in expected.items():
+                if not isinstance(stored, dict) or not _same_value(stored.get(field), value):
+                    shown = stored.get(field) if isinstance(stored, dict) else stored
+                    raise Mismatch(
+                        f"{field} {value!r}, as the create answered",
+                        f"{field} {expect.short(shown)} read back",
+                        read.exchange,
+                    )
