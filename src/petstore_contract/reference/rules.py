@@ -1,7 +1,7 @@
 """The interface document's rules as the reference server applies them: who is let in, which
 query values and which NewPet bodies it takes, and how an animal is shown.  Every ``self.variant``
-field is a compliant choice where the document is silent; a fault of ``faults.toml`` that breaks a
-rule is a subclass in ``reference/faulty/`` overriding the method that decides it (``accepted``,
+field is a compliant choice where the document is silent; a fault of the catalog that breaks a rule
+is a subclass in ``devtools/catalog/faulty/`` overriding the method that decides it (``accepted``,
 ``limit_in_range``, ``validate_name_type``, ...), installed through ``PetStore``'s ``rules``.
 """
 
