@@ -225,7 +225,7 @@ def test_malformed_id_is_never_a_server_error(malformed: dict[str, Row], judge: 
     answer = malformed[pet_id]
     with judge("responses.documented"):
         expect.no_server_error(answer)
-        if answer.status >= 400:
+        if answer.status >= 400 and answer.status not in (401, 403):  # a refused valid key: auth.accepted's
             expect.status(answer, *SILENCES["path"].statuses)
     if answer.status >= 400:
         with judge("errors.body"):

@@ -148,10 +148,10 @@ class Placed:
 
     def fits(self, status: int, *, valid_key: bool) -> bool:
         """An answer HTTP allows to a request outside the document: a fitting 4xx (its Error body is §7's
-        to judge) or, without the valid key, a 401."""
+        to judge) or a 401 (every operation lists it; a valid key refused is auth.accepted's to judge)."""
         if self.silence is None:
             return False
-        return status in self.silence.statuses or (not valid_key and status == 401)
+        return status in self.silence.statuses or status == 401
 
 
 INSIDE = Placed(None)

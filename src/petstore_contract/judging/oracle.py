@@ -209,7 +209,11 @@ class Oracle:
                 self._as_documented(answer, operation, check, found)
             return found
         if not placed.fits(status, valid_key=valid_key):
-            check(Kind.STATUS, lambda: _fitting(answer, placed, valid_key), "responses.documented")
+            if not valid_key:  # nothing HTTP fits, so §5.3's 401 was due (a 403, say): the credential's clause
+                clause = self._credential_clause(request, request.headers.get("Authorization"))
+                check(Kind.STATUS, lambda: expect.status(answer, 401), clause)
+            else:
+                check(Kind.STATUS, lambda: _fitting(answer, placed, valid_key), "responses.documented")
             return found
         if check(Kind.ERROR_BODY, lambda: expect.error_body(answer), "errors.body"):
             check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer), "json.content-type")

@@ -3,8 +3,8 @@
 ``asgi.build_app(api_key)`` serves a conformant one.  ``variant`` picks another conformant set of
 choices where the document is silent (see ``variants.py``).  This is the clean reference, and it names
 no fault: each fault of the catalog (``devtools/catalog/``) is a subclass that ``build_app`` serves
-through its ``store_factory`` (``catalog_app``).  A fault overrides an operation (``create_pet``, ``list_orders``), a step
-of one (``check_query``, ``read_body``, ``allocate_id``, ``store_pet``, ``unauthorized``) or one of
+through its ``store_factory``.  A fault overrides an operation (``create_pet``, ``list_orders``), a
+step of one (``check_query``, ``read_body``, ``allocate_id``, ``store_pet``, ``unauthorized``) or one of
 the small hooks kept for them, each named after what it decides: ``media_type``, ``error_body``,
 ``challenge``, ``authorize``, ``matching``, ``page_size``, ``cut``, ``list_answer``,
 ``create_answer``, ``find`` and ``not_found``; or a method of ``Rules`` (``rules.py``).
