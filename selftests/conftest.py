@@ -35,6 +35,11 @@ from petstore_contract.core import atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
+# The self-tests start a hundred or so suite runs in processes of their own; a machine that writes no
+# bytecode (PYTHONDONTWRITEBYTECODE, as CI's does) would have each compile the project again (about half a
+# second of CPU a run, measured).  The tests that are about a process without bytecode set it themselves
+# (the wheel's runs, the mutation tool's mutants).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # Suite runs side by side in a chunk; each run is mostly Python work, so a little over the cores (alone),
 # or two per worker when two xdist workers share the cores.
 PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "2" if "PYTEST_XDIST_WORKER" in os.environ else "3"))

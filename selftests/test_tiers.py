@@ -44,7 +44,7 @@ def test_the_kill_matrix_slice_has_compliant_servers_on_both_stores_and_every_un
 ) -> None:
     variants = [s for s in kill_slice if s.kind == "variant"]
     assert {s.store for s in variants} == {EMPTY, CROWDED}
-    assert len({s.name for s in variants}) >= 4, "the reference and a few of its compliant variants"
+    assert len({s.name for s in variants}) >= 3, "the reference and a few of its compliant variants"
     unjudgeable = {s for s in scenarios() if s.kind == "unjudgeable"}
     assert unjudgeable <= set(kill_slice)
 
@@ -59,7 +59,7 @@ def test_every_blind_round_has_compliant_servers_and_faults_in_the_slice(
         assert compliant_stores == {False, True}, f"{round_}: a compliant server on an empty and a crowded store"
         faults = [s for s in mine if s.kind == "fault"]
         if any(s.kind == "fault" and s.round == round_ for s in everything):
-            assert len(faults) >= 3, f"{round_}: a few faults"
+            assert len(faults) >= 2, f"{round_}: a few faults"
 
 
 def test_the_slice_is_taken_from_the_catalogs_and_stays_a_slice(

@@ -3,8 +3,9 @@
 - An id reaches its animal only as itself (§4.3 "petId: integer, format int64"): spellings of a held id
   that are not that int64 never answer its animal (``read.not-found``).
 - One value, however JSON spells it (§2, RFC 8259): an integer as ``1e3`` or ``1000.0``, a name with
-  escapes, a key given twice: accepted as that value or refused with a 400 Error, and the value taken is
-  the value echoed and read back (``create.echo``).
+  escapes, a key given twice, the media type with a charset: accepted as that value or refused with a
+  400 Error, and the value taken is the value echoed and read back (``create.echo``); bodies just past
+  the size defaults of servers and proxies are refused with the Error body (``create.reject.required``).
 
 The credential crossing (a refused credential gets its 401 whatever else the request carries) is in
 ``test_auth.py``'s ``CARRYING`` table; the refusal crossing (a refused create adds no animal) is the
@@ -13,6 +14,7 @@ pipeline's, for every refused create of the run (``judging/refusals.py``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -164,7 +166,7 @@ def _same_value(got: Any, wanted: Any) -> bool:
 
 
 @pytest.mark.writes
-@pytest.mark.clause("create.echo")
+@pytest.mark.clause("create.echo", "read.found", "create.reject.types")
 @pytest.mark.parametrize("key", SPELLINGS)
 def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, judge: Judge, key: str) -> None:
     answer = spellings[key]
@@ -172,8 +174,11 @@ def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, j
         with judge("errors.body"):
             expect.error_body(answer)
         return
-    with judge("create.echo"):
-        expect.status(answer, 201, 400)
+    if 400 < answer.status < 500 and answer.status not in (401, 403, 429):
+        # A JSON body (within the document) the service will not take gets 400 (§4.2), not 415 or 422.
+        with judge("create.reject.types"):
+            expect.status(answer, 400)
+        return
     _created_or_blocked(answer, "create.echo")
     expected = _spelled(run)[key][1]
     echoed = expect.parse_json(answer)
@@ -190,7 +195,10 @@ def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, j
                 raise Mismatch(
                     f"{field} {value!r} as sent", f"{field} {expect.short(echoed.get(field))}", answer.exchange
                 )
-        if read is not None and read.status == 200:
+    if read is not None and read.status == 200:
+        # The value taken is the value kept: the animal read back by its id (read.found, as the create
+        # tests read back what they created).
+        with judge("read.found"):
             stored = expect.parse_json(read)
             for field, value in expected.items():
                 if not isinstance(stored, dict) or not _same_value(stored.get(field), value):
@@ -200,3 +208,51 @@ def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, j
                         f"{field} {expect.short(shown)} read back",
                         read.exchange,
                     )
+
+
+# -- bodies past the size defaults of servers and proxies (issue 40, crossing 4) ------------------------------
+
+# Just past the request-size defaults of common servers and proxies: 100 KiB, 1 MiB (nginx's
+# client_max_body_size), 2 MiB.  Each body is a NewPet without its categoryId, so that no compliant service
+# keeps it (§4.2: 400 for a body "missing required fields"): a service refuses it with a 400 Error, or, where
+# a server or proxy before it refuses the size, with a 413 Error (RFC 9110 §15.5.14); either way it carries
+# the Error body (§7) and adds no animal (the pipeline holds its name against every animal shown).  Sent only
+# on a store the suite sees whole, as the megabyte name is: a faulty service that keeps one would put
+# megabytes on every later page of a shared store.
+BIG_BODIES = {"past-100-kib": 100 * 1024 + 1, "past-1-mib": 1024 * 1024 + 1, "past-2-mib": 2 * 1024 * 1024 + 1}
+
+
+def _big_body(run: Run, key: str) -> bytes:
+    head = json.dumps({"name": run.name(f"big-{key[5:]}-")})[:-2]  # the run's own name, open for padding
+    return (head + "B" * (BIG_BODIES[key] - len(head) - 2) + '"}').encode()
+
+
+@sent_ahead("big_bodies")
+def _big_bodies(run: Run, seeded: Seeded) -> dict[str, Row]:
+    if seeded.crowded or run.read_only:
+        return {}
+    return run.once_answers(
+        "big_bodies",
+        lambda: send_table(run.api, {k: Request("POST", "/pets", data=_big_body(run, k)) for k in BIG_BODIES}),
+    )
+
+
+@pytest.fixture(scope="module")
+def big_bodies(run: Run, seeded: Seeded) -> dict[str, Row]:
+    return ahead.answers(run, "big_bodies", seeded)
+
+
+@pytest.mark.writes
+@pytest.mark.clause("create.reject.required", "errors.body")
+@pytest.mark.parametrize("key", BIG_BODIES)
+def test_a_body_past_a_size_default_is_refused_with_the_error_body(
+    big_bodies: dict[str, Row], judge: Judge, key: str
+) -> None:
+    if key not in big_bodies:
+        pytest.skip("not sent to a crowded store: a faulty service would keep megabytes on a shared store's pages")
+    answer = big_bodies[key]
+    with judge("create.reject.required"):
+        expect.status(answer, *SILENCES["too-large"].statuses)
+    if answer.status >= 400:
+        with judge("errors.body"):
+            expect.error_body(answer)
