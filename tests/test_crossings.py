@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
+from petstore_contract.core.records import Mismatch
 from petstore_contract.interface.silence import SILENCES
 from petstore_contract.judging import expect
 from petstore_contract.judging.expect import Judge
@@ -27,15 +27,6 @@ from petstore_contract.run import Run, ahead
 from petstore_contract.run.ahead import sent_ahead
 from petstore_contract.run.api import Request, Row, answered, send_table
 from petstore_contract.run.setup import Seeded, created_pet
-from petstore_contract.transport import Answer
-
-
-def _created_or_blocked(answer: Answer, clause: str) -> None:
-    """A body the service may accept: anything but 201 or a 400 leaves the clause to create.created."""
-    if answer.status != 201:
-        reason = f"POST /pets answered {answer.status}, neither 201 nor a 400 Error"
-        raise undecided(clause, PRECONDITION, reason, blocked_by="create.created")
-
 
 # -- an id reaches its animal only as itself (issue 40, crossing 2) ----------------------------------------
 
@@ -179,7 +170,7 @@ def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, j
         with judge("create.reject.types"):
             expect.status(answer, 400)
         return
-    _created_or_blocked(answer, "create.echo")
+    expect.created_or_blocked(answer, "create.echo")
     expected = _spelled(run)[key][1]
     echoed = expect.parse_json(answer)
     read = spellings.get(f"read-{key}")

@@ -122,11 +122,8 @@ SILENCES: dict[str, Silence] = {
         ),
     )
 }
-RATE_LIMIT = (
-    "§8: 'Rate limits and quotas: not shown.'",
-    "RFC 6585 §4: 429 (Too Many Requests) 'indicates that the user has sent too many requests in a given "
-    "amount of time'; the request was not processed.",
-)
+# Rate limits (§8 "Rate limits and quotas: not shown"; RFC 6585 §4, 429) are the transport's: a 429 is waited
+# out and never judged as a violation (``transport/pacing.py``), so no silence here places them.
 
 
 @dataclass(frozen=True)
@@ -135,10 +132,6 @@ class Placed:
 
     silence: Silence | None
     why: str = ""
-
-    @property
-    def outside(self) -> bool:
-        return self.silence is not None
 
     @property
     def credential_first(self) -> bool:

@@ -23,6 +23,7 @@ from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import (
     BUDGET,
     CONFORMS,
+    PRECONDITION,
     TARGET,
     THROTTLED,
     UNDECIDED,
@@ -33,6 +34,7 @@ from petstore_contract.core.records import (
     Note,
     Undecided,
     Violation,
+    undecided,
 )
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
@@ -89,6 +91,14 @@ def status(answer: Answer, *expected: int) -> None:
         want = " or ".join(map(str, expected))
         observed = f"HTTP {answer.status} with {body_of(answer)}"
         raise Mismatch(f"HTTP {want}", observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, expected))))
+
+
+def created_or_blocked(answer: Answer, clause: str) -> None:
+    """A body the service may accept: anything but 201 or a 400 leaves ``clause`` undecided, blocked by
+    create.created (which judges the create itself)."""
+    if answer.status != 201:
+        reason = f"POST /pets answered {answer.status}, neither 201 nor a 400 Error"
+        raise undecided(clause, PRECONDITION, reason, blocked_by="create.created")
 
 
 def key_accepted(answer: Answer, expected: str = "the valid key accepted (§5.1)") -> None:
