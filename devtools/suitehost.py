@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from devtools.launcher import ROOT, SuiteRun, pytest_args, read_reports, stop_process
+from devtools.launcher import PLUGINS, ROOT, SuiteRun, pytest_args, read_reports, stop_process
 
 TIMED_OUT = -9  # the exit code of a run whose host was killed for taking too long
 HOST_DIED = -11  # the exit code of a run whose host ended without answering
@@ -39,6 +39,9 @@ HOST_DIED = -11  # the exit code of a run whose host ended without answering
 # 227 MB after one quick run, 493 MB after eight; not Python objects, whose count barely moves, but
 # memory the allocator keeps), and a fresh interpreter costs one start-up in 12.
 RUNS_PER_HOST = 12
+# Variables an interpreter reads once, at start-up or first use (sys.path, tempfile's folder): a run that
+# sets them needs a process of its own (``launcher.run_suite``), so a host refuses them.
+READ_AT_START = frozenset({"PYTHONPATH", "TMPDIR", "TEMP", "TMP", "PYTHONHASHSEED"})
 
 
 class SuiteHost:
@@ -60,14 +63,26 @@ class SuiteHost:
         self.replies = os.fdopen(reply_read, "r", encoding="utf-8")
         self.runs = 0
 
-    def run(self, base_url: str | None, api_key: str | None, args: tuple[str, ...], timeout: float) -> SuiteRun:
+    def run(
+        self,
+        base_url: str | None,
+        api_key: str | None,
+        args: tuple[str, ...],
+        timeout: float,
+        env: dict[str, str] | None = None,
+        keep: tuple[str, ...] = ("summary.json",),
+    ) -> SuiteRun:
+        """One run; ``env`` adds to the host's environment for this run alone (not what is ``READ_AT_START``),
+        ``keep`` names the report files to read back, as in ``launcher.run_suite``."""
         assert self.process.stdin is not None
+        if fixed := READ_AT_START & set(env or {}):
+            raise ValueError(f"a suite host cannot change {', '.join(sorted(fixed))}: use launcher.run_suite")
         self.runs += 1
         with tempfile.TemporaryDirectory(prefix="petstore-suite-run-") as tmp:
             reports = Path(tmp) / "reports"
             output = Path(tmp) / "output.txt"
-            env = {"PETSTORE_API_KEY": api_key} if api_key is not None else {}
-            request = {"command": pytest_args(reports, base_url, args), "env": env, "output": str(output)}
+            run_env = dict(env or {}) | ({"PETSTORE_API_KEY": api_key} if api_key is not None else {})
+            request = {"command": pytest_args(reports, base_url, args), "env": run_env, "output": str(output)}
             started = time.monotonic()
             try:
                 self.process.stdin.write(json.dumps(request) + "\n")
@@ -79,7 +94,7 @@ class SuiteHost:
             run.output = output.read_text(encoding="utf-8", errors="replace") if output.exists() else ""
             if code in (TIMED_OUT, HOST_DIED):
                 run.output += f"\n[suite host: {'timed out' if code == TIMED_OUT else 'ended without an answer'}]"
-            read_reports(run, reports, ("summary.json",))
+            read_reports(run, reports, keep)
             return run
 
     def _reply(self, timeout: float) -> int:
@@ -118,10 +133,18 @@ class SuiteHosts:
         self.idle: queue.SimpleQueue[SuiteHost] = queue.SimpleQueue()
         self.all: list[SuiteHost] = []
 
-    def run(self, base_url: str | None, api_key: str | None, *args: str, timeout: float = 600) -> SuiteRun:
+    def run(
+        self,
+        base_url: str | None,
+        api_key: str | None,
+        *args: str,
+        timeout: float = 600,
+        env: dict[str, str] | None = None,
+        keep: tuple[str, ...] = ("summary.json",),
+    ) -> SuiteRun:
         host = self._take()
         try:
-            return host.run(base_url, api_key, args, timeout)
+            return host.run(base_url, api_key, args, timeout, env, keep)
         finally:
             self.idle.put(host)
 
@@ -157,9 +180,11 @@ def suite_hosts() -> Iterator[SuiteHosts]:
 
 
 def _host_environment() -> dict[str, str]:
-    # The host's own environment carries no key and no target: each run brings its own.
+    # The host's own environment carries no key and no target: each run brings its own.  The self-tests'
+    # plugins are on its path, so that a run's ``-p NAME`` finds one as ``launcher.with_plugins`` lets it.
     env = {k: v for k, v in os.environ.items() if k not in ("PETSTORE_API_KEY", "PETSTORE_BASE_URL")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    path = (str(ROOT), str(PLUGINS), os.environ.get("PYTHONPATH", ""))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in path if p)
     return env
 
 

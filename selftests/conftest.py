@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 import pytest
 
 import blind_scores
+import hosted
 import proof_table
 import tiers
 from blind_scores import BlindScenario, run_blind_catalog
@@ -176,6 +177,7 @@ def _portable(chunked: Chunked[Any]) -> dict[str, Any]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    hosted.close()
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: the controller prints
         portable = {name: _portable(c) for name, c in _catalogs(session.config).items()}

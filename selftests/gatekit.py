@@ -7,6 +7,8 @@ server); ``tool`` runs ``petstore-contract <subcommand>`` as a user would, in a 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import socket
@@ -14,7 +16,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import pytest
 
 import reportdata
 from devtools.launcher import ROOT, stop_process
+from petstore_contract import cli
 
 KEY = "gate-selftest-key-5d1c9a"  # long enough to be redacted everywhere (redaction.MIN_KEY_LENGTH)
 STARTUP = 30.0
@@ -37,7 +39,7 @@ def free_port() -> int:
         return port
 
 
-@contextmanager
+@contextlib.contextmanager
 def served(*args: str, port: int | None = None, key: str = KEY) -> Iterator[str]:
     """The reference server (``args``: e.g. ``--fault NAME``) on ``port``; yields its base URL.  Started
     from the checkout's root, where ``devtools`` is found."""
@@ -74,6 +76,17 @@ def tool(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
     )
 
 
+def command(*args: str) -> Any:
+    """``petstore-contract ARGS`` called in this process (``cli.main``), for the file-reading subcommands
+    (``compare``, ``verify``) whose judgement a test is about: the same exit code and output as ``tool``'s,
+    without an interpreter's start-up (about a second of CPU a call).  What a process shows (the console
+    script, the exit status a shell sees) is ``tool``'s, and each subcommand keeps tests that use it."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(args))
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
+
 def one_line(done: Any) -> str:
     """The command's error output, asserted to be one line and no traceback."""
     text = (done.stderr or "").strip()
@@ -103,7 +116,7 @@ def chromium_browser() -> Any:
             pytest.fail(f"PETSTORE_REQUIRE_BROWSER=1 but {missing}")
         pytest.skip(missing)
 
-    @contextmanager
+    @contextlib.contextmanager
     def launched() -> Iterator[Any]:
         with sync_playwright() as playwright:
             chromium = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])

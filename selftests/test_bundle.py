@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from gatekit import KEY, chromium_browser, one_line, served, tool
+from gatekit import KEY, chromium_browser, command, one_line, served, tool
 from petstore_contract.commands.bundle import SELF_HASH, manifest_hash
 from petstore_contract.core.redaction import KeyFragments
 from petstore_contract.transport import TargetProblem, Transport, TransportOptions, har
@@ -41,7 +41,9 @@ def bundle(made: Path, tmp_path: Path) -> Path:
 
 
 def verify(directory: Path) -> tuple[int, str]:
-    done = tool("verify", str(directory))
+    """``petstore-contract verify DIR`` in this process (the tampering tests: what verify judges); the
+    console script's own run is ``test_a_bundle_of_the_reference_verifies``'s."""
+    done = command("verify", str(directory))
     assert "Traceback" not in done.stdout + done.stderr
     lines = (done.stdout + done.stderr).strip().splitlines()
     assert len(lines) == 1, lines
@@ -52,6 +54,8 @@ def test_a_bundle_of_the_reference_verifies(made: Path) -> None:
     assert sorted(p.name for p in made.iterdir()) == sorted(FILES)
     code, line = verify(made)
     assert code == 0 and line.startswith("verified: conformant (Conformant: ")
+    done = tool("verify", str(made))  # the console script, as a user runs it
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, line, "")
 
 
 def test_the_manifest_says_what_was_run(made: Path) -> None:

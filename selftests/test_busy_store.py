@@ -14,7 +14,7 @@ import secrets
 from typing import Any
 
 from devtools.catalog import VARIANTS
-from devtools.launcher import run_suite
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 QUICK = ("--contract-profile", "quick")
@@ -41,7 +41,7 @@ def test_an_id_handed_to_another_client_between_look_and_probe_is_no_fault() -> 
     variant = dataclasses.replace(VARIANTS["busy"], background_every=6)
     reads = ReadStatuses(build_app(key, variant))
     with BackgroundServer(reads) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, key, "-k", "test_unknown_ids_are_404_with_error", *QUICK, timeout=300)
+        run = run_hosted(server.base_url, key, "-k", "test_unknown_ids_are_404_with_error", *QUICK, timeout=300)
     # The race happened: the first probe of the next id found another client's animal.
     assert ("/v1/pets/1", 200) in reads.seen[:5], reads.seen[:5]
     assert run.exit_code == 0, run.output[-2000:]

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from devtools import run_suite
-from gatekit import CREDENTIALS, KEY, one_line, served, tool, write_json
+from gatekit import CREDENTIALS, KEY, command, one_line, served, tool, write_json
+from hosted import run_hosted
 from petstore_contract.core.records import SCHEMA_VERSION
 
 RUNS = {
@@ -38,13 +38,15 @@ def summaries(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _run(path: Path, base_url: str, *more: str) -> Path:
-    run = run_suite(base_url, KEY, *CREDENTIALS, *more, timeout=300)
+    run = run_hosted(base_url, KEY, *CREDENTIALS, *more, timeout=300)
     assert run.summary, run.output[-2000:]
     return write_json(path, run.summary)
 
 
 def compare(base: Path, new: Path, *more: str) -> tuple[int, dict[str, Any]]:
-    done = tool("compare", str(base), str(new), "--format", "json", *more)
+    """``petstore-contract compare`` in this process: what it judges (``test_bad_input_is_one_line_and_exit_2``
+    runs the console script)."""
+    done = command("compare", str(base), str(new), "--format", "json", *more)
     assert done.returncode in (0, 1), done.stderr
     return done.returncode, json.loads(done.stdout)
 

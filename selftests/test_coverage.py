@@ -18,8 +18,9 @@ import jsonschema
 import pytest
 import requests
 
-from devtools import SuiteRun, run_suite
+from devtools import SuiteRun
 from gatekit import KEY, QUICK, served
+from hosted import run_hosted
 from petstore_contract.judging import coverage
 from petstore_contract.reporting import summary_json
 from petstore_contract.transport import Observed, RunGuard
@@ -33,7 +34,7 @@ def rows(run: SuiteRun) -> dict[tuple[str, str], dict[str, Any]]:
 
 def test_the_reference_shows_every_documented_answer() -> None:
     with served() as base_url:
-        run = run_suite(base_url, KEY, *QUICK, keep=KEEP, timeout=300)
+        run = run_hosted(base_url, KEY, *QUICK, keep=KEEP, timeout=300)
     assert run.verdict == "conformant", run.output[-2000:]
     jsonschema.Draft202012Validator(summary_json.schema()).validate(run.summary)
     found = rows(run)
@@ -51,7 +52,7 @@ def test_the_reference_shows_every_documented_answer() -> None:
 
 def test_a_documented_answer_never_seen_is_not_observed_with_why() -> None:
     with served("--fault", "read_unknown_400", "--preload", "400") as base_url:
-        run = run_suite(base_url, KEY, *QUICK, keep=KEEP, timeout=300)
+        run = run_hosted(base_url, KEY, *QUICK, keep=KEEP, timeout=300)
     row = rows(run)[("GET /pets/{petId}", "404")]
     assert not row["observed"] and row["answered"] == 0 and row["asked"] > 0
     assert row["why"].startswith(f"asked {row['asked']} times; the target answered 400 \u00d7")
@@ -64,7 +65,7 @@ def test_a_documented_answer_never_seen_is_not_observed_with_why() -> None:
 
 def test_a_read_only_run_says_why_no_post_answer_was_observed() -> None:
     with served() as base_url:
-        run = run_suite(base_url, KEY, *QUICK, "--contract-read-only", "-m", "not generated", keep=KEEP, timeout=300)
+        run = run_hosted(base_url, KEY, *QUICK, "--contract-read-only", "-m", "not generated", keep=KEEP, timeout=300)
     found = rows(run)
     for status in ("201", "400", "401"):
         assert found[("POST /pets", status)]["why"] == "read-only run: no POST was sent", status

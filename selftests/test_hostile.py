@@ -26,7 +26,8 @@ import pytest
 import trustme
 import uvicorn
 
-from devtools import SuiteRun, run_suite
+from devtools import SuiteRun
+from hosted import run_hosted
 from hostile import (
     Handler,
     HostileServer,
@@ -55,14 +56,14 @@ BOUND = 60.0  # seconds: a quick run takes ~5 s; silent or trickling targets wou
 @pytest.fixture(scope="module")
 def collected() -> int:
     """How many tests a quick read-write run holds (collected against the embedded reference)."""
-    run = run_suite(None, None, "--collect-only", *QUICK, timeout=120)
+    run = run_hosted(None, None, "--collect-only", *QUICK, timeout=120)
     found = re.search(r"^(\d+) tests? collected", run.output, re.MULTILINE)
     assert run.exit_code == 0 and found, run.output[-3000:]
     return int(found.group(1))
 
 
 def suite(base_url: str, *args: str) -> SuiteRun:
-    return run_suite(base_url, KEY, *QUICK, *HOSTILE, *args, keep=REPORTS, timeout=300)
+    return run_hosted(base_url, KEY, *QUICK, *HOSTILE, *args, keep=REPORTS, timeout=300)
 
 
 def against(handler: Handler, *args: str) -> tuple[SuiteRun, HostileServer]:

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from devtools import SuiteRun, run_suite
+from devtools import SuiteRun
 from devtools.killmatrix import suite_errors
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 KEY = "hostile-answers-key-0123456789"
@@ -64,7 +65,7 @@ def basic_challenge(method: str, path: str, status: int, head: list[tuple[bytes,
 
 def run_behind(rewrite: Rewrite, key: str = KEY) -> SuiteRun:
     with BackgroundServer(Rewriting(build_app(key), rewrite)) as server:  # type: ignore[arg-type]
-        return run_suite(server.base_url, key, *QUICK, timeout=300)
+        return run_hosted(server.base_url, key, *QUICK, timeout=300)
 
 
 @pytest.mark.parametrize(

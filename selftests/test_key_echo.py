@@ -18,8 +18,8 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from devtools import run_suite
 from devtools.catalog import catalog_app
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer
 
 KEY = "echo+key/With=Chars-0123456789"
@@ -104,7 +104,7 @@ def assert_key_in_no_output(output: str, reports: dict[str, str]) -> None:
 )
 def test_echoed_key_reaches_no_output(fault: str | None, verdict: str, clause: str | None) -> None:
     with BackgroundServer(EchoKey(catalog_app(KEY, fault=fault), KEY)) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, KEY, "--contract-profile", "quick", keep=REPORTS, timeout=300)
+        run = run_hosted(server.base_url, KEY, "--contract-profile", "quick", keep=REPORTS, timeout=300)
     assert run.verdict == verdict, run.output[-3000:]
     if clause is not None:
         assert clause in run.violated(), sorted(run.violated())

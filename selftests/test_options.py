@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from devtools import run_suite
+from hosted import run_hosted
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.plugin.options import (
     FLAG,
@@ -214,8 +214,8 @@ RUN_OLD = ("--concurrency", "8", "--request-timeout", "20", "--circuit-breaker",
 
 def test_a_run_with_old_names_reaches_the_same_verdict_and_exit_code() -> None:
     new = tuple(RENAMED.get(word, word) for word in RUN_OLD)
-    by_new = run_suite(None, None, "--contract-profile", "quick", *new, timeout=600)
-    by_old = run_suite(None, None, "--contract-profile", "quick", *RUN_OLD, timeout=600)
+    by_new = run_hosted(None, None, "--contract-profile", "quick", *new, timeout=600)
+    by_old = run_hosted(None, None, "--contract-profile", "quick", *RUN_OLD, timeout=600)
     assert by_new.verdict == "conformant" and by_new.exit_code == 0, by_new.output[-3000:]
     assert (by_old.verdict, by_old.exit_code) == (by_new.verdict, by_new.exit_code), by_old.output[-3000:]
     assert by_old.summary["concurrency"] == by_new.summary["concurrency"] == 8
@@ -250,8 +250,8 @@ def test_the_retired_notice_line() -> None:
 
 
 def test_a_run_given_the_retired_option_is_the_same_run() -> None:
-    plain = run_suite(None, None, "--contract-profile", "quick", timeout=600)
-    given = run_suite(None, None, "--contract-profile", "quick", "--contract-child-processes", "none", timeout=600)
+    plain = run_hosted(None, None, "--contract-profile", "quick", timeout=600)
+    given = run_hosted(None, None, "--contract-profile", "quick", "--contract-child-processes", "none", timeout=600)
     assert plain.verdict == given.verdict == "conformant", given.output[-3000:]
     assert (plain.exit_code, plain.count("requests")) == (given.exit_code, given.count("requests"))
     assert given.output.count("is deprecated and changes nothing") == 1

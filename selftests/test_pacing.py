@@ -18,7 +18,7 @@ from typing import Any
 
 import requests
 
-from devtools.launcher import run_suite
+from hosted import run_hosted
 from netpeers import PeerServer
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.transport import Transport, TransportOptions
@@ -287,7 +287,7 @@ def test_a_rate_limited_target_slows_the_run_and_sees_about_its_rate() -> None:
     key = "pace-" + secrets.token_urlsafe(12)
     seen = Seen(build_app(key, dataclasses.replace(REFERENCE, rate_limit_per_second=RATE)))
     with BackgroundServer(seen) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, key, "--contract-concurrency", "8", timeout=300)
+        run = run_hosted(server.base_url, key, "--contract-concurrency", "8", timeout=300)
     assert run.exit_code == 0 and run.verdict == "conformant", run.output[-3000:]
     summary = run.summary
     refused = sum(1 for _, status in seen.answers if status == 429)

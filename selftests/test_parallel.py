@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from devtools import SuiteRun, run_suite
+from devtools import SuiteRun
 from devtools.catalog import catalog_app
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer
 from petstore_contract.run.profiles import DEFAULT_SEED
 
@@ -88,7 +89,7 @@ def observe(scenario: str, mode: str, *extra: str) -> Observed:
     app = catalog_app(KEY, fault=SCENARIOS[scenario])
     logged = RequestLog(app)
     with BackgroundServer(logged) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, KEY, *QUICK, *MODES[mode], *extra, timeout=300)
+        run = run_hosted(server.base_url, KEY, *QUICK, *MODES[mode], *extra, timeout=300)
     assert run.summary, run.output[-3000:]
     if mode == XDIST:
         assert "created: 2/2 workers" in run.output, "xdist did not start"

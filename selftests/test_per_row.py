@@ -14,8 +14,9 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from devtools import SuiteRun, run_suite
+from devtools import SuiteRun
 from devtools.killmatrix import suite_errors
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 KEY = "per-row-key-0123456789"
@@ -53,7 +54,7 @@ class Silent:
 
 def _run(broken: str = "") -> tuple[SuiteRun, dict[str, str]]:
     with BackgroundServer(Silent(build_app(KEY), broken)) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, KEY, *ARGS, timeout=300, keep=("summary.json", "junit.xml"))
+        run = run_hosted(server.base_url, KEY, *ARGS, timeout=300, keep=("summary.json", "junit.xml"))
     return run, _outcomes(run.reports.get("junit.xml", "<testsuite/>"))
 
 

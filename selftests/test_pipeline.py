@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import requests
 
-from devtools import run_suite
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, run_scenario
+from hosted import run_hosted
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.judging import checks as rejudge
@@ -57,7 +57,7 @@ class Counted:
 def test_every_answer_of_a_run_is_judged(mode: tuple[str, ...]) -> None:
     counted = Counted(build_app(KEY, REFERENCE))
     with BackgroundServer(counted) as server:  # type: ignore[arg-type]
-        run = run_suite(server.base_url, KEY, *QUICK, *mode)
+        run = run_hosted(server.base_url, KEY, *QUICK, *mode)
     facts = run.summary  # summary.json holds the run's counters at its top level
     assert run.verdict == "conformant", run.output[-2000:]
     assert facts["requests"] == counted.requests  # the suite's count is the server's

@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 import requests
 
-from devtools import SuiteRun, run_suite
+from devtools import SuiteRun
+from devtools.suitehost import SuiteHost
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 KEY = "read-only-selftest-key-2a7c55"
@@ -29,7 +31,7 @@ XDIST = ("-n", "2", "-v")  # -v undoes the launcher's -q, so that xdist says it 
 @pytest.fixture(scope="module")
 def writes_tests() -> set[str]:
     """The node ids of the tests marked ``writes`` in a read-only collection."""
-    run = run_suite(None, None, "--collect-only", "--contract-read-only", "-m", "writes", *QUICK, timeout=120)
+    run = run_hosted(None, None, "--collect-only", "--contract-read-only", "-m", "writes", *QUICK, timeout=120)
     assert run.exit_code == 0, run.output[-3000:]
     found = {line.strip() for line in run.output.splitlines() if line.startswith("tests/") and "::" in line}
     assert len(found) >= 30, run.output[-3000:]
@@ -76,7 +78,7 @@ def assert_read_only_conformant(run: SuiteRun, server: BackgroundServer, before:
 
 def test_read_only_run_sends_no_write(reference: BackgroundServer, writes_tests: set[str]) -> None:
     before = writes(reference)
-    run = run_suite(reference.base_url, KEY, "--contract-read-only", *QUICK, keep=KEEP, timeout=300)
+    run = run_hosted(reference.base_url, KEY, "--contract-read-only", *QUICK, keep=KEEP, timeout=300)
     assert_read_only_conformant(run, reference, before, writes_tests)
     assert reference.app.state.store.request_count > 100, "the generated and targeted GETs did run"
     assert "read.found" in run.clauses("conforms"), "the read tests use an animal the store already lists"
@@ -84,7 +86,7 @@ def test_read_only_run_sends_no_write(reference: BackgroundServer, writes_tests:
 
 def test_read_only_run_under_xdist_sends_no_write(reference: BackgroundServer, writes_tests: set[str]) -> None:
     before = writes(reference)
-    run = run_suite(reference.base_url, KEY, "--contract-read-only", *XDIST, *QUICK, keep=KEEP, timeout=300)
+    run = run_hosted(reference.base_url, KEY, "--contract-read-only", *XDIST, *QUICK, keep=KEEP, timeout=300)
     assert "created: 2/2 workers" in run.output, "xdist did not start"
     assert_read_only_conformant(run, reference, before, writes_tests)
 
@@ -97,7 +99,7 @@ def test_production_target_is_read_only_by_default(reference: BackgroundServer, 
         "PETSTORE_PRODUCTION_BASE_URL": reference.base_url,
         "PETSTORE_BASE_URL": "",  # would override the target's URL
     }
-    run = run_suite(None, None, "--contract-target", "production", *XDIST, *QUICK, env=env, keep=KEEP, timeout=300)
+    run = run_hosted(None, None, "--contract-target", "production", *XDIST, *QUICK, env=env, keep=KEEP, timeout=300)
     assert "created: 2/2 workers" in run.output, "xdist did not start"
     assert_read_only_conformant(run, reference, before, writes_tests)
     assert (run.summary["target"], run.summary["key_env"]) == ("production", "PETSTORE_PRODUCTION_API_KEY")
@@ -108,7 +110,7 @@ def test_production_target_is_read_only_by_default(reference: BackgroundServer, 
 def empty_store_run() -> tuple[SuiteRun, int]:
     """A read-only run against an empty store: the suite may not create the animals it would judge."""
     with BackgroundServer(build_app(KEY)) as server:
-        run = run_suite(server.base_url, KEY, "--contract-read-only", *QUICK, keep=KEEP, timeout=300)
+        run = run_hosted(server.base_url, KEY, "--contract-read-only", *QUICK, keep=KEEP, timeout=300)
     return run, writes(server)
 
 
@@ -139,6 +141,23 @@ def test_an_empty_store_is_never_called_too_large(empty_store_run: tuple[SuiteRu
 def test_the_write_counter_sees_a_read_write_run(reference: BackgroundServer) -> None:
     """The control: without --contract-read-only the same kind of selection does POST, and the counter shows it."""
     before = writes(reference)
-    run = run_suite(reference.base_url, KEY, "-m", "writes and not generated", "-k", "test_create", *QUICK)
+    run = run_hosted(reference.base_url, KEY, "-m", "writes and not generated", "-k", "test_create", *QUICK)
     assert run.exit_code == 0, run.output[-3000:]
     assert writes(reference) - before == run.summary["writes"] > 0
+
+
+def test_a_read_only_run_after_a_read_write_run_in_one_interpreter_sends_no_write(
+    reference: BackgroundServer, writes_tests: set[str]
+) -> None:
+    """Two ``pytest.main`` calls in one process (a suite host, or a user's wrapper): the second run imports
+    the suite's test modules afresh, so its generated tests draw from its own schema (found when the
+    self-tests moved to suite hosts: a read-only run after a read-write one sent 56 generated POSTs)."""
+    host = SuiteHost()
+    try:
+        first = host.run(reference.base_url, KEY, QUICK, timeout=300)
+        assert first.exit_code == 0 and first.summary["writes"] > 0, first.output[-3000:]
+        before = writes(reference)
+        second = host.run(reference.base_url, KEY, ("--contract-read-only", *QUICK), timeout=300, keep=KEEP)
+        assert_read_only_conformant(second, reference, before, writes_tests)
+    finally:
+        host.close()

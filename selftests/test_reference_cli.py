@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from devtools import run_suite
 from devtools.catalog import FAULTS, UNJUDGEABLE, VARIANTS
 from devtools.launcher import ROOT
+from hosted import run_hosted
 
 CLI = [sys.executable, "-m", "petstore_contract.reference"]
 CATALOG = [sys.executable, "-m", "devtools.catalog"]  # run from the checkout's root, where devtools is
@@ -86,7 +86,7 @@ def wait_until_listening(base_url: str) -> None:
 def test_suite_is_conformant_against_a_separately_started_reference() -> None:
     with served() as (base_url, banner):
         assert banner[0].startswith("Pet Store reference (reference")
-        run = run_suite(base_url, KEY, *QUICK, timeout=300)
+        run = run_hosted(base_url, KEY, *QUICK, timeout=300)
     assert (run.exit_code, run.verdict) == (0, "conformant"), run.output[-3000:]
     assert run.summary["base_url"] == base_url and not run.violated()
     assert run.output.strip().splitlines()[-1].startswith("Conformant: ")

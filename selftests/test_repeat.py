@@ -12,7 +12,7 @@ import secrets
 import pytest
 
 from devtools.catalog import VARIANTS
-from devtools.launcher import run_suite
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 QUICK = ("--contract-profile", "quick")
@@ -24,9 +24,9 @@ def test_two_runs_in_a_row_both_pass(variant: str) -> None:
     app = build_app(key, VARIANTS[variant])
     store = app.state.store
     with BackgroundServer(app) as server:
-        first = run_suite(server.base_url, key, *QUICK)
+        first = run_hosted(server.base_url, key, *QUICK)
         after_first = len(store.pets)
-        second = run_suite(server.base_url, key, *QUICK)
+        second = run_hosted(server.base_url, key, *QUICK)
         grown = len(store.pets) - after_first
     assert first.verdict == second.verdict == "conformant", (first.summary.get("reason"), second.summary.get("reason"))
     assert first.summary["run_id"] != second.summary["run_id"]

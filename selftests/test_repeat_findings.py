@@ -24,7 +24,8 @@ import pytest
 
 import reportdata
 from devtools.catalog import catalog_app
-from devtools.launcher import SuiteRun, run_suite
+from devtools.launcher import SuiteRun
+from hosted import run_hosted
 from petstore_contract.core.records import (
     NOT_REASKED,
     REPRODUCED,
@@ -190,7 +191,7 @@ def suite_run(fault: str) -> tuple[SuiteRun, int]:
     """A targeted-only run against ``fault``; and the requests the server received."""
     app = catalog_app(KEY, fault=fault)
     with BackgroundServer(app) as server:
-        run = run_suite(server.base_url, KEY, *TARGETED, keep=KEPT)
+        run = run_hosted(server.base_url, KEY, *TARGETED, keep=KEPT)
     return run, int(app.state.store.request_count)
 
 

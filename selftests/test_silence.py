@@ -18,7 +18,8 @@ import pytest
 import requests
 
 from devtools.catalog.fronts import Front, FrontLayer
-from devtools.launcher import SuiteRun, run_suite
+from devtools.launcher import SuiteRun
+from hosted import run_hosted
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.silence import FITTING_4XX, SILENCES, classify
 from petstore_contract.judging.oracle import Oracle
@@ -147,7 +148,7 @@ def _front_run(style: str) -> SuiteRun:
     app = build_app(key)
     app.add_middleware(FrontLayer, front=dataclasses.replace(EVERY_SILENCE, body=style), api_key=key)
     with BackgroundServer(app) as server:
-        return run_suite(server.base_url, key, "--contract-profile", "quick")
+        return run_hosted(server.base_url, key, "--contract-profile", "quick")
 
 
 def test_every_fitting_refusal_with_the_error_body_is_conformant_and_with_html_it_is_errors_body() -> None:

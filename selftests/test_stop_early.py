@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import secrets
 
-from devtools import run_suite
 from devtools.catalog import VARIANTS, catalog_app
+from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 QUICK = ("--contract-profile", "quick")
@@ -21,8 +21,8 @@ def test_stop_at_a_should_failure_is_inconclusive() -> None:
     # RFC 6750 §3.1 SHOULD NOT): a warning, and a failed test at which -x stops.
     key = "stop-" + secrets.token_urlsafe(12)
     with BackgroundServer(build_app(key, VARIANTS["minimal"])) as server:
-        whole = run_suite(server.base_url, key, *QUICK)
-        stopped = run_suite(server.base_url, key, *QUICK, "-x")
+        whole = run_hosted(server.base_url, key, *QUICK)
+        stopped = run_hosted(server.base_url, key, *QUICK, "-x")
     assert whole.verdict == "conformant" and whole.exit_code == 0, whole.output[-2000:]
     assert stopped.summary["tests"]["tests"] < whole.summary["tests"]["tests"]  # -x did stop it
     assert stopped.verdict == "inconclusive" and stopped.exit_code == 6, stopped.output[-2000:]
@@ -32,6 +32,6 @@ def test_stop_at_a_should_failure_is_inconclusive() -> None:
 def test_stop_at_a_violation_is_still_not_conformant() -> None:
     key = "stop-" + secrets.token_urlsafe(12)
     with BackgroundServer(catalog_app(key, fault="error_status_string")) as server:
-        stopped = run_suite(server.base_url, key, *QUICK, "-x")
+        stopped = run_hosted(server.base_url, key, *QUICK, "-x")
     assert stopped.verdict == "not_conformant" and stopped.exit_code == 1, stopped.output[-2000:]
     assert "errors.body" in stopped.violated()

@@ -70,3 +70,15 @@ def test_a_host_that_dies_mid_run_ends_that_run() -> None:
         assert run.exit_code == HOST_DIED and "ended without an answer" in run.output
     finally:
         host.close()
+
+
+def test_a_host_refuses_what_an_interpreter_reads_at_start_up() -> None:
+    """A run that sets PYTHONPATH or TMPDIR needs a process of its own: the host says so, it does not run."""
+    host = SuiteHost()
+    try:
+        for name in ("PYTHONPATH", "TMPDIR"):
+            with pytest.raises(ValueError, match=f"cannot change {name}: use launcher.run_suite"):
+                host.run(None, KEY, ("--collect-only",), timeout=60, env={name: "/nowhere"})
+        assert host.runs == 0
+    finally:
+        host.close()

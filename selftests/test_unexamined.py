@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from devtools import SuiteRun, run_suite
-from devtools.launcher import with_plugins
+from devtools import SuiteRun
+from hosted import run_hosted
 from petstore_contract.interface.clauses import CATCH_ALL, registry
 
 # Inline: the plugin is loaded into the run's process (a child process of the run would not load it).
@@ -20,7 +20,7 @@ QUICK = ("--contract-profile", "quick")
 
 def unjudged(clauses: str) -> SuiteRun:
     """The suite run with the named clauses' judgements made no-ops by the self-test plugin."""
-    return run_suite(None, None, *QUICK, "-p", "unjudged", "--unjudged", clauses, env=with_plugins(), timeout=300)
+    return run_hosted(None, None, *QUICK, "-p", "unjudged", "--unjudged", clauses, timeout=300)
 
 
 def test_with_every_judgement_a_no_op_no_clause_conforms() -> None:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from devtools import SuiteRun, run_suite
+from devtools import SuiteRun
 from gatekit import CREDENTIALS, KEY, page_width, served
+from hosted import run_hosted
 
 CLAUSE = "auth.challenge"
 FUTURE, PAST = "2999-12-31", "2001-01-01"
@@ -39,7 +40,7 @@ def gated(base_url: str, tmp_path: Path, text: str, *more: str) -> SuiteRun:
     file = tmp_path / "waivers.toml"
     file.write_text(text, encoding="utf-8")
     keep = ("summary.json", "summary.md", "report.html", "junit.xml")
-    return run_suite(base_url, KEY, *CREDENTIALS, f"--contract-waivers={file}", *more, keep=keep, timeout=300)
+    return run_hosted(base_url, KEY, *CREDENTIALS, f"--contract-waivers={file}", *more, keep=keep, timeout=300)
 
 
 def test_a_waived_violation_stays_violated_but_the_gate_passes(faulty: str, tmp_path: Path) -> None:
@@ -102,7 +103,7 @@ def test_a_signature_waiver_covers_only_its_signature(faulty: str, tmp_path: Pat
 
 def test_the_project_roots_waivers_toml_is_read(faulty: str, tmp_path: Path) -> None:
     (tmp_path / "waivers.toml").write_text(waiver(CLAUSE, FUTURE), encoding="utf-8")
-    run = run_suite(faulty, KEY, *CREDENTIALS, f"--rootdir={tmp_path}", timeout=300)
+    run = run_hosted(faulty, KEY, *CREDENTIALS, f"--rootdir={tmp_path}", timeout=300)
     assert run.exit_code == 0 and run.summary["gate"]["file"] == str(tmp_path / "waivers.toml")
 
 
@@ -130,5 +131,5 @@ def test_a_malformed_waivers_file_is_one_line_and_exit_4(case: str, tmp_path: Pa
 
 def test_a_missing_waivers_file_is_a_usage_error(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.toml"
-    run = run_suite("http://127.0.0.1:9/v1", KEY, *CREDENTIALS, f"--contract-waivers={missing}", timeout=120)
+    run = run_hosted("http://127.0.0.1:9/v1", KEY, *CREDENTIALS, f"--contract-waivers={missing}", timeout=120)
     assert run.exit_code == 4 and f"ERROR: {missing}: no such waivers file" in run.output

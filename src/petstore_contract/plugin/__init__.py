@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -98,6 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
     settings, key, embedded = _settings(config)
     run = Run(settings, key)
     install(run)
+    _forget_test_modules()
     config.stash[RUN_KEY] = run
     role = WORKER if hasattr(config, "workerinput") else CONTROLLER
     session = ContractSession(config, run, role, embedded)
@@ -107,6 +109,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if session.finishing is not None and config.getoption("htmlpath", None) and config.pluginmanager.hasplugin("html"):
         _register_pytest_html(config, run, session)
     config.option.base_url = settings.base_url
+
+
+def _forget_test_modules() -> None:
+    """Drop the suite's test modules an earlier run of this process imported, so that this run's collection
+    imports them afresh.  pytest reuses a module already in ``sys.modules``, and ``test_generated.py``
+    builds its cases from the run at import: a second ``pytest.main`` in one process would otherwise draw
+    the first run's cases (its seed, its profile, and its POSTs in a read-only run)."""
+    suite = suite_dir().resolve()
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).name.startswith("test_") and Path(file).resolve().parent == suite:
+            del sys.modules[name]
 
 
 def _register_pytest_html(config: pytest.Config, run: Run, session: ContractSession) -> None:

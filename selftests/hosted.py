@@ -1,0 +1,50 @@
+"""Suite runs in this process's suite hosts (``devtools/suitehost.py``), for the self-tests whose point is
+a run's verdict, reports or traffic, not its process.
+
+A suite run in a fresh interpreter spends about 3 of its 7-8 s of CPU starting up (imports, plugin
+load); tier 1 runs about a hundred such runs besides the catalogs.  ``run_hosted`` takes the same
+arguments as ``launcher.run_suite`` and gives the same ``SuiteRun`` (the same pytest command line, the
+key in the run's environment alone, reports read back), minus the start-up.
+
+What a host cannot show stays with ``launcher.run_suite``: the command line as a shell gives it, an exit
+code a shell sees, signals, what an interpreter reads once at start-up (PYTHONPATH, TMPDIR: the host
+refuses them), the imports of a fresh process, the processes a run starts, and a working directory of
+the test's own.  The self-tests' plugins (``selftests/plugins``) are on every host's path, so ``-p NAME``
+loads one as it does in a run of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from devtools.launcher import SuiteRun
+from devtools.suitehost import SuiteHosts
+
+_lock = threading.Lock()
+_hosts: SuiteHosts | None = None
+
+
+def run_hosted(
+    base_url: str | None,
+    api_key: str | None,
+    *args: str,
+    timeout: float = 600,
+    env: dict[str, str] | None = None,
+    keep: tuple[str, ...] = ("summary.json",),
+) -> SuiteRun:
+    """``launcher.run_suite``'s run, in one of this process's hosts (one per run side by side)."""
+    global _hosts
+    with _lock:
+        if _hosts is None:
+            _hosts = SuiteHosts()
+        hosts = _hosts
+    return hosts.run(base_url, api_key, *args, timeout=timeout, env=env, keep=keep)
+
+
+def close() -> None:
+    """End this process's hosts (the self-tests' session end)."""
+    global _hosts
+    with _lock:
+        if _hosts is not None:
+            _hosts.close()
+            _hosts = None
