@@ -16,6 +16,7 @@ loads one as it does in a run of its own.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from devtools.launcher import SuiteRun
 from devtools.suitehost import SuiteHosts
@@ -24,21 +25,15 @@ _lock = threading.Lock()
 _hosts: SuiteHosts | None = None
 
 
-def run_hosted(
-    base_url: str | None,
-    api_key: str | None,
-    *args: str,
-    timeout: float = 600,
-    env: dict[str, str] | None = None,
-    keep: tuple[str, ...] = ("summary.json",),
-) -> SuiteRun:
-    """``launcher.run_suite``'s run, in one of this process's hosts (one per run side by side)."""
+def run_hosted(base_url: str | None, api_key: str | None, *args: str, **options: Any) -> SuiteRun:
+    """``launcher.run_suite``'s run (``options``: ``timeout``, ``env``, ``keep``), in one of this process's
+    hosts (``SuiteHosts.run``: one host per run side by side)."""
     global _hosts
     with _lock:
         if _hosts is None:
             _hosts = SuiteHosts()
         hosts = _hosts
-    return hosts.run(base_url, api_key, *args, timeout=timeout, env=env, keep=keep)
+    return hosts.run(base_url, api_key, *args, **options)
 
 
 def close() -> None:
