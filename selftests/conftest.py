@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -32,7 +32,10 @@ from blind_scores import BlindScenario, run_blind_catalog
 from blind_scores import score_lines as blind_score_lines
 from devtools.killmatrix import Scenario, render, run_catalog
 from devtools.launcher import SuiteRun
+from netpeers import PeerServer
 from petstore_contract.core import atomic
+from petstore_contract.transport import Transport
+from transportkit import options
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -166,6 +169,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if tier_2_only and not whole:
         config.hook.pytest_deselected(items=tier_2_only)
         items[:] = [item for item in items if item not in tier_2_only]
+
+
+# -- the transport's self-tests (test_transport*.py) ----------------------------------------------
+
+
+@pytest.fixture
+def make_transport() -> Iterator[object]:
+    made: list[Transport] = []
+
+    def make(base_url: str, **changes: object) -> Transport:
+        transport = Transport(options(base_url, **changes))
+        made.append(transport)
+        return transport
+
+    yield make
+    for transport in made:
+        transport.close()
+
+
+@pytest.fixture
+def server() -> Iterator[PeerServer]:
+    """A loopback peer that answers as each test tells it (``netpeers.PeerServer``)."""
+    with PeerServer() as peer:
+        yield peer
 
 
 # -- the results, over every process ---------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The run's one HTTP transport, against loopback peers: bounds, breaker, budget, origin, throttling,
-proxies, mutual TLS, concurrency, redaction, and a Schemathesis call through its session.
+concurrency, and a Schemathesis call through its session (redaction and the guard:
+``test_transport_guard.py``; proxies and TLS: ``test_transport_tls.py``).
 
 Every server listens on 127.0.0.1; every request has a timeout; each test checks what reached
 (and what did not reach) the servers, so a transport that sends too much fails it.
@@ -10,191 +11,26 @@ from __future__ import annotations
 import email.utils
 import gzip
 import itertools
-import os
 import pickle
-import ssl
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import requests
 import schemathesis
-import trustme
 
-from netpeers import ForwardProxy, PeerServer, Reply, Seen, free_port
-from petstore_contract.core.records import Exchange
-from petstore_contract.core.redaction import REDACTED, Redactor
+from netpeers import PeerServer, Reply, Seen, free_port
+from petstore_contract.core.redaction import REDACTED
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.transport import (
-    BREAKER_FILE,
-    RunGuard,
     TargetProblem,
-    Transport,
-    TransportOptions,
-    merge_counters,
-    parse_retry_after,
 )
+from transportkit import KEY, one_line
 
 ROOT = Path(__file__).resolve().parents[1]
-KEY = "sk-test-4f9a2c7e1b"
-
-
-def options(base_url: str, **changes: object) -> TransportOptions:
-    return replace(TransportOptions(base_url=base_url, api_key=KEY, timeout=2.0), **changes)  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def make_transport() -> Iterator[object]:
-    made: list[Transport] = []
-
-    def make(base_url: str, **changes: object) -> Transport:
-        transport = Transport(options(base_url, **changes))
-        made.append(transport)
-        return transport
-
-    yield make
-    for transport in made:
-        transport.close()
-
-
-@pytest.fixture
-def server() -> Iterator[PeerServer]:
-    with PeerServer() as peer:
-        yield peer
-
-
-def one_line(problem: TargetProblem) -> str:
-    text = str(problem)
-    assert "\n" not in text and "Traceback" not in text and KEY not in text
-    return text
-
-
-# -- redaction ------------------------------------------------------------------------------------
-
-
-def test_redactor_replaces_key_and_its_encodings() -> None:
-    key = "s3cr3t/key+value=="
-    redact = Redactor(key)
-    import base64
-    from urllib.parse import quote
-
-    b64 = base64.b64encode(f"user:{key}".encode()).decode()
-    text = f"Bearer {key}; q={quote(key, safe='')}; basic {b64}"
-    assert redact(text) == f"Bearer {REDACTED}; q={REDACTED}; basic {REDACTED}"
-    assert redact.for_exchange(text) == f"Bearer $PETSTORE_API_KEY; q={REDACTED}; basic {REDACTED}"
-    assert Redactor(key, "STAGING_KEY").for_exchange(f"Bearer {key}") == "Bearer $STAGING_KEY"
-    assert redact.note == ""
-
-
-def test_redactor_short_key_only_as_whole_token() -> None:
-    redact = Redactor("k")
-    assert "shorter than 8 characters" in redact.note and "\n" not in redact.note
-    assert redact("Authorization: Bearer k") == f"Authorization: Bearer {REDACTED}"
-    assert redact.for_exchange("Bearer k") == "Bearer $PETSTORE_API_KEY"
-    # Surrounding text is never corrupted: "k" inside words, paths or values stays.
-    untouched = 'kind: ok, keys=k1 /k/ k.k k-k {"kok": 1} key=k'
-    assert redact(untouched) == untouched
-    assert redact('{"name": "k"} k') == f'{{"name": "{REDACTED}"}} {REDACTED}'
-
-
-def test_redactor_without_key_and_with_regex_characters() -> None:
-    assert Redactor(None)("Bearer anything") == "Bearer anything"
-    assert Redactor("")("x") == "x"
-    key = "a+b*c?d(1)[2]$"
-    assert Redactor(key)(f"x {key} y") == f"x {REDACTED} y"
-
-
-# -- guard ----------------------------------------------------------------------------------------
-
-
-def test_guard_budget_and_timeout() -> None:
-    guard = RunGuard(deadline=time.time() + 100, budget=100)
-    assert guard.budget_spent() is None
-    assert guard.timeout(10) == 10
-    assert 0 < RunGuard(deadline=time.time() + 2).timeout(10) <= 2
-    spent = RunGuard(deadline=time.time() - 1, budget=30)
-    with pytest.raises(TargetProblem) as caught:
-        spent.check()
-    assert caught.value.kind == "budget"
-    assert str(caught.value) == "run budget of 30 s spent (--contract-run-budget); request not sent"
-    assert spent.first_problem == str(caught.value)
-
-
-def test_guard_breaker_opens_after_n_in_a_row_and_is_shared(tmp_path: Path) -> None:
-    shared = tmp_path / "run"
-    one, other = RunGuard(trip_after=3, shared_dir=shared), RunGuard(trip_after=3, shared_dir=shared)
-    one.failed("a: refused")
-    one.failed("b: refused")
-    one.answered()  # not in a row
-    one.failed("c: refused")
-    one.failed("d: refused")
-    assert one.breaker_open() is None and other.breaker_open() is None
-    one.failed("e: refused")
-    expected = "target unusable: 3 requests in a row got no answer (last: e: refused); no more requests are sent"
-    assert one.breaker_open() == expected
-    assert (shared / BREAKER_FILE).read_text().strip() == expected
-    with pytest.raises(TargetProblem) as caught:
-        other.check()  # another guard (process) sharing the directory
-    assert (caught.value.kind, str(caught.value)) == ("target", expected)
-    assert one.first_problem == "a: refused"
-    assert one.counters()["no_answer"] == 5
-    # A separate process of the run sees it too.
-    code = "from petstore_contract.transport import RunGuard; import sys; RunGuard(shared_dir=sys.argv[1]).check()"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(shared)], capture_output=True, text=True, timeout=60, env=env, check=False
-    )
-    assert done.returncode == 1 and expected in done.stderr
-
-
-def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
-    never = RunGuard(trip_after=0)
-    for _ in range(10):
-        never.failed("refused")
-    never.check()
-    first, second = RunGuard(), RunGuard()
-    first.count_sent("GET")
-    first.count_sent("POST")
-    second.count_sent("delete")
-    second.count_throttled(1.5)
-    second.count_repeat()
-    first.note_concurrency(8)
-    second.note_concurrency(8)
-    second.note_concurrency(2)  # throttled down to 2 in flight: the run's lowest, not a sum
-    failed = Exchange("POST", "http://127.0.0.1:1/v1/pets", status=500, response_body="oops")
-    second.note_server_error(failed)
-    second.note_server_error(failed)  # the same request line and status: kept once
-    first.write_counters(tmp_path / "counters-gw0.json")
-    second.write_counters(tmp_path / "counters-gw1.json")
-    (tmp_path / "unrelated.json").write_text('{"requests": 100}')
-    assert merge_counters(tmp_path) == {
-        "requests": 3,
-        "writes": 2,
-        "no_answer": 0,
-        "throttled": 1,
-        "throttle_wait_s": 1.5,
-        "repeats_not_sent": 1,
-        "resent_writes": 0,
-        "created": 0,
-        "held_back": 0,
-        "concurrency_min": 2,
-        "server_errors": [failed.to_dict()],
-    }
-
-
-def test_parse_retry_after() -> None:
-    now = time.time()
-    assert parse_retry_after("120") == 120
-    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
-    later = email.utils.formatdate(now + 30, usegmt=True)
-    assert 28 <= parse_retry_after(later, now) <= 31  # type: ignore[operator]
-    assert parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now) == 0
 
 
 # -- answers, failures, bounds --------------------------------------------------------------------
@@ -470,109 +306,6 @@ def test_retry_after_is_capped_and_never_outlives_the_budget(make_transport) -> 
         assert budgeted.request("GET", "/pets").status == 429
         assert 0.9 < time.monotonic() - started < 1.6  # one wait fits in the budget, the second would not
         assert len(peer.requests) == 2
-
-
-# -- proxies --------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def no_proxy_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-    return monkeypatch
-
-
-def test_http_target_through_the_proxy(server: PeerServer, make_transport, no_proxy_env) -> None:
-    with ForwardProxy({"petstore.test": server.port}) as proxy:
-        no_proxy_env.setenv("HTTP_PROXY", proxy.url)
-        transport = make_transport("http://petstore.test/v1")
-        assert transport.request("GET", "/pets").json() == []
-        assert [(s.method, s.target) for s in proxy.seen] == [("GET", "http://petstore.test/v1/pets")]
-        assert server.requests[0].headers["host"] == "petstore.test"
-
-        no_proxy_env.setenv("NO_PROXY", "petstore.test")
-        with pytest.raises(TargetProblem, match="host name not found"):
-            make_transport("http://petstore.test/v1").request("GET", "/pets")
-        no_proxy_env.delenv("NO_PROXY")
-        with pytest.raises(TargetProblem, match="host name not found"):
-            make_transport("http://petstore.test/v1", use_proxy_env=False).request("GET", "/pets")
-        loopback = make_transport(server.base_url)  # a loopback target never uses the proxy
-        assert loopback.session().proxies == {}
-        assert loopback.request("GET", "/pets").status == 200
-        assert len(proxy.seen) == 1 and len(server.requests) == 2
-
-
-# -- TLS ------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    ca = trustme.CA()
-    where = tmp_path_factory.mktemp("pki")
-    client = ca.issue_cert("contract-suite@petstore.test")
-    ca.cert_pem.write_to_path(str(where / "ca.pem"))
-    client.cert_chain_pems[0].write_to_path(str(where / "client.pem"))
-    client.private_key_pem.write_to_path(str(where / "client.key"))
-    return SimpleNamespace(
-        ca=ca,
-        server=ca.issue_cert("127.0.0.1", "petstore.test"),
-        ca_path=str(where / "ca.pem"),
-        cert=str(where / "client.pem"),
-        key=str(where / "client.key"),
-    )
-
-
-def tls_context(pki: SimpleNamespace, *, client_certificate: bool) -> ssl.SSLContext:
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    pki.server.configure_cert(context)
-    if client_certificate:
-        context.verify_mode = ssl.CERT_REQUIRED
-        pki.ca.configure_trust(context)
-    return context
-
-
-def test_https_target_through_a_connect_tunnel(pki: SimpleNamespace, make_transport, no_proxy_env) -> None:
-    with (
-        PeerServer(tls=tls_context(pki, client_certificate=False)) as server,
-        ForwardProxy({"petstore.test": server.port}) as proxy,
-    ):
-        no_proxy_env.setenv("HTTPS_PROXY", proxy.url)
-        transport = make_transport("https://petstore.test/v1", verify=pki.ca_path)
-        assert transport.request("GET", "/pets").status == 200
-        assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"  # the key reached the target
-        assert [(s.method, s.target) for s in proxy.seen] == [("CONNECT", "petstore.test:443")]
-        assert "authorization" not in proxy.seen[0].headers
-        assert proxy.tunnelled and KEY.encode() not in proxy.tunnelled  # only ciphertext passed the proxy
-
-
-def test_mutual_tls(pki: SimpleNamespace, make_transport) -> None:
-    with PeerServer(tls=tls_context(pki, client_certificate=True)) as server:
-        with_cert = make_transport(server.base_url, verify=pki.ca_path, client_cert=pki.cert, client_key=pki.key)
-        assert with_cert.request("GET", "/pets").status == 200
-        # Schemathesis passes verify=True to every call: the transport's CA bundle and certificate still apply.
-        assert with_cert.session().get(server.base_url + "/pets", verify=True, timeout=2).status_code == 200
-
-        without = make_transport(server.base_url, verify=pki.ca_path)
-        with pytest.raises(TargetProblem) as caught:
-            without.request("GET", "/pets")
-        assert caught.value.kind == "target"
-        # TLS 1.3: the server's alert, or (racing it) the connection closed as the request went out.
-        assert one_line(caught.value) in (
-            f"TLS error talking to https://127.0.0.1:{server.port}: "
-            "the target requires a client certificate (--contract-client-cert)",
-            f"TLS error talking to https://127.0.0.1:{server.port}: the target closed the connection "
-            "during the TLS handshake (does it require a client certificate? --contract-client-cert)",
-        )
-
-        untrusted = make_transport(server.base_url, client_cert=pki.cert, client_key=pki.key)
-        with pytest.raises(TargetProblem) as caught:
-            untrusted.request("GET", "/pets")
-        assert one_line(caught.value) == (
-            f"TLS error talking to https://127.0.0.1:{server.port}: "
-            "certificate verification failed (see --contract-ca-bundle)"
-        )
-        assert len(server.requests) == 2
 
 
 # -- concurrency ----------------------------------------------------------------------------------
