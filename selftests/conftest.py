@@ -32,6 +32,7 @@ from blind_scores import BlindScenario, run_blind_catalog
 from blind_scores import score_lines as blind_score_lines
 from devtools.killmatrix import Scenario, render, run_catalog
 from devtools.launcher import SuiteRun
+from loopback import Api, apps_served
 from netpeers import PeerServer
 from petstore_contract.core import atomic
 from petstore_contract.transport import Transport
@@ -169,6 +170,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if tier_2_only and not whole:
         config.hook.pytest_deselected(items=tier_2_only)
         items[:] = [item for item in items if item not in tier_2_only]
+
+
+# -- the reference's and the fault table's self-tests ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def serve() -> Iterator[Callable[..., Api]]:
+    """``serve(variant, fault, key)``: a fresh catalog app behind one loopback server, and its client."""
+    with apps_served() as start:
+        yield start
 
 
 # -- the transport's self-tests (test_transport*.py) ----------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 import email.utils
 import re
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -16,16 +16,10 @@ from typing import Any
 import pytest
 
 from devtools.catalog import FAULTS, RFC_QUOTES
-from loopback import KEY, STATUSES, Api, apps_served, each_operation, listed_ids, valid_error
+from loopback import KEY, STATUSES, Api, each_operation, listed_ids, valid_error
 
 ROOT = Path(__file__).resolve().parents[1]
 INT64_MAX = 2**63 - 1
-
-
-@pytest.fixture(scope="module")
-def serve() -> Iterator[Callable[..., Api]]:
-    with apps_served() as start:
-        yield start
 
 
 # -- helpers of the fault table ----------------------------------------------------------------

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,7 +20,6 @@ from loopback import (
     STATUSES,
     TIMEOUT,
     Api,
-    apps_served,
     each_operation_unchecked,
     listed_ids,
     valid_error,
@@ -31,14 +29,7 @@ from petstore_contract.reference import REFERENCE
 from petstore_contract.reference.__main__ import parse_args, variant_of
 from petstore_contract.reference.child import ChildServer
 
-ROOT = Path(__file__).resolve().parents[1]
 INT64_MAX = 2**63 - 1
-
-
-@pytest.fixture(scope="module")
-def serve() -> Iterator[Callable[..., Api]]:
-    with apps_served() as start:
-        yield start
 
 
 # -- variants and knobs ---------------------------------------------------------------------------
