@@ -178,7 +178,7 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
         reason = f"{bare} itself was not refused (HTTP {refused[bare].status})"
         raise undecided(clause, PRECONDITION, reason, blocked_by="auth.missing")
     placed = classify(answer.exchange.method, answer.exchange.url, dict(answer.exchange.request_headers))
-    if not placed.credential_first and answer.status != 401 and placed.fits(answer.status, valid_key=False):
+    if not placed.credential_first and answer.status != 401 and placed.fits(answer.status):
         # A path that names nothing the document describes (``/pets/abc``): a router may answer it before
         # any key is read, with a 404 or 400 Error, as it answers any path it does not hold (RFC 9110
         # §15.5.5); no animal is revealed.  Its Error body is still §7's.

@@ -139,7 +139,7 @@ class Placed:
         document it always must (§5.3)."""
         return self.silence is None or self.silence.credential_first
 
-    def fits(self, status: int, *, valid_key: bool) -> bool:
+    def fits(self, status: int) -> bool:
         """An answer HTTP allows to a request outside the document: a fitting 4xx (its Error body is §7's
         to judge) or a 401 (every operation lists it; a valid key refused is auth.accepted's to judge)."""
         if self.silence is None:

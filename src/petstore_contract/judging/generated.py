@@ -281,7 +281,7 @@ def findings_of(group: FailureGroup, case: Any, response: Any, redact: Any, vali
         request = response.request
         placed = classify(request.method, request.url, request.headers, request.body)
         failures = [f for f in failures if not _decided_by_http(f, placed, request, status, sent_auth == valid_auth)]
-        if placed.silence is not None and not placed.credential_first and placed.fits(status, valid_key=False):
+        if placed.silence is not None and not placed.credential_first and placed.fits(status):
             sent_auth = valid_auth  # a fitting refusal of a request no operation reads: its credential is not judged
     # A request without the valid key that did not get its 401 breaks the credential clause first;
     # a 401 it did get is judged like any other answer (its body, its challenge).
@@ -309,7 +309,7 @@ def _decided_by_http(failure: Any, placed: Placed, request: Any, status: int, va
         )
     if placed.credential_first and not valid_key:
         return False
-    return placed.fits(status, valid_key=valid_key)
+    return placed.fits(status)
 
 
 def _credential_clause(sent: str | None, valid: str) -> str | None:

@@ -200,20 +200,21 @@ class Oracle:
         """A request the document does not describe (``interface/silence.py``): HTTP decides its status, §7
         its error body.  A 2xx that serves it as the document's operation is judged as that operation's
         answer; a path that names no animal (a petId that is no int64) is read.not-found's to judge."""
-        request, status = answer.seen.request, answer.status
-        if 200 <= status < 300:
-            if not valid_key:  # served without the key: no animal, whatever the path or body (§5.3)
-                clause = self._credential_clause(request, request.headers.get("Authorization"))
-                check(Kind.STATUS, lambda: expect.status(answer, 401), clause)
-            elif operation and placed.silence is not SILENCES["path"]:
+        status = answer.status
+        served = 200 <= status < 300
+        if not valid_key and (served or not placed.fits(status)):
+            # Served without the key (no animal, whatever the path or body), or refused with a status nothing
+            # in HTTP fits (a 403, say): §5.3's 401 was due, and the credential's clause judges it.
+            request = answer.seen.request
+            clause = self._credential_clause(request, request.headers.get("Authorization"))
+            check(Kind.STATUS, lambda: expect.status(answer, 401), clause)
+            return found
+        if served:
+            if operation and placed.silence is not SILENCES["path"]:
                 self._as_documented(answer, operation, check, found)
             return found
-        if not placed.fits(status, valid_key=valid_key):
-            if not valid_key:  # nothing HTTP fits, so §5.3's 401 was due (a 403, say): the credential's clause
-                clause = self._credential_clause(request, request.headers.get("Authorization"))
-                check(Kind.STATUS, lambda: expect.status(answer, 401), clause)
-            else:
-                check(Kind.STATUS, lambda: _fitting(answer, placed, valid_key), "responses.documented")
+        if not placed.fits(status):
+            check(Kind.STATUS, lambda: _fitting(answer, placed), "responses.documented")
             return found
         if check(Kind.ERROR_BODY, lambda: expect.error_body(answer), "errors.body"):
             check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer), "json.content-type")
@@ -351,10 +352,11 @@ def _checker(found: list[Finding], operation: str, status: int) -> Checker:
     return check
 
 
-def _fitting(answer: _Answer, placed: Placed, valid_key: bool) -> None:
-    """An answer to a request outside the document: a status HTTP gives for it (RFC 9110 §15.5, RFC 6585)."""
+def _fitting(answer: _Answer, placed: Placed) -> None:
+    """An answer with the valid key to a request outside the document: a status HTTP gives for it (RFC 9110
+    §15.5, RFC 6585)."""
     assert placed.silence is not None
-    statuses = placed.silence.statuses + ((401,) if not valid_key else ())
+    statuses = placed.silence.statuses
     wanted = ", ".join(map(str, statuses))
     expected = f"an answer HTTP gives to {placed.why}: a 2xx as the document says, or {wanted} with an Error body"
     observed = f"HTTP {answer.status} with {expect.body_of(answer)}"
