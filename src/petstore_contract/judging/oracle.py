@@ -49,7 +49,7 @@ from petstore_contract.judging.coverage import new_pet
 from petstore_contract.judging.model import StoreModel
 from petstore_contract.judging.refusals import Refusals
 from petstore_contract.transport import REDIRECTS, Observed
-from petstore_contract.transport.answers import build_exchange
+from petstore_contract.transport.answers import build_exchange, throttling
 
 TEST = "(every exchange of the run): the checks that apply to every answer"
 KEPT_PER_CHECK = 3  # findings kept per process for one clause and kind: evidence, not a log
@@ -312,12 +312,9 @@ def _location(seen: Observed) -> bool:
 
 
 def _throttled(answer: _Answer) -> bool:
-    """An answer the transport waits on and asks again (429, or 503 to a GET/HEAD with Retry-After): the
-    request was not processed (RFC 6585 §4, RFC 9110 §15.6.4); one kept as the final answer is judged
-    as a 5xx by ``verdict.server_errors_record``, as every 5xx the transport keeps."""
-    method = answer.seen.request.method or "GET"
-    later = answer.status == 503 and method in ("GET", "HEAD") and "retry-after" in answer.headers
-    return answer.status == 429 or later
+    """An answer the transport waits on and asks again (``transport.throttling``: 429, or 503 with
+    Retry-After, any method): the request was not handled (RFC 6585 §4, RFC 9110 §15.6.4)."""
+    return throttling(answer.status, answer.headers.get("retry-after"))
 
 
 def _pet_id(url: str) -> int | None:

@@ -26,7 +26,7 @@ import requests
 from petstore_contract.core.records import NOT_REASKED, REPRODUCED, SEEN_ONCE, Exchange, Finding, Signature, TestRecord
 from petstore_contract.core.redaction import REDACTED
 from petstore_contract.judging import checks as rejudge
-from petstore_contract.transport import Answer, TargetProblem, Transport, origin
+from petstore_contract.transport import Answer, TargetProblem, Transport, origin, throttling
 
 SAFE_METHODS = frozenset({"GET", "HEAD"})  # RFC 9110 §9.2.1: asking again changes nothing
 MAX_REASKS = 50  # requests per run: a target with hundreds of findings costs a bounded tail
@@ -165,7 +165,7 @@ def _marked(finding: Finding, plan: Plan, answers: dict[Request, Answer | str]) 
 
 def _judged(finding: Finding, check: rejudge.Check, answer: Answer) -> Finding:
     asked = f"asked again at the end of the run: HTTP {answer.status}"
-    if answer.status == 429:  # throttled past its waits: the request was not processed (RFC 6585)
+    if throttling(answer.status, answer.headers.get("Retry-After")):  # past its waits: not handled
         return _with(finding, NOT_REASKED, f"{asked} (throttled): not judged")
     try:
         mismatch = rejudge.judge(check, answer)

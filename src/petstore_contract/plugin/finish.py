@@ -20,6 +20,7 @@ from petstore_contract.judging.verdict import clause_results, decide, server_err
 from petstore_contract.reporting import outputs
 from petstore_contract.run import Run
 from petstore_contract.transport import SERVER_ERRORS, merge_counters
+from petstore_contract.transport.guard import EVENT_EXAMPLES, event_lines
 
 RECORD_ATTR = "petstore_record"  # a plain dict on the TestReport: survives xdist serialisation
 INTERRUPTED, USAGE_ERROR, INTERNAL_ERROR, NO_TESTS = 2, 4, 3, 5
@@ -69,7 +70,8 @@ class Finish:
         if breaker or (
             first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")
         ):
-            found.append(f"the target did not answer: {first or breaker}")
+            cause = "answered too slowly" if "still arriving" in (first or breaker) else "did not answer"
+            found.append(f"the target {cause}: {first or breaker}")
         if self.key_rejected():
             found.append(
                 f"the configured key was rejected on every operation asked with it: check {self.run.settings.key_env}"
@@ -99,6 +101,8 @@ class Finish:
         records, judged = reasked.records[: len(records)], reasked.records
         if reasked.sent:
             counters = self._recounted()
+        events = event_lines(counters)
+        counters.pop(EVENT_EXAMPLES, None)
         facts = self.run.facts() | _timing(self.run.settings.started) | counters | processes
         facts["reasked"] = reasked.sent
         pipeline = self._pipeline()  # the re-asks' answers judged too
@@ -106,7 +110,7 @@ class Finish:
         rows = clause_results(judged)
         if self.key_rejected():
             rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
-        warnings = [w for r in self.records.values() for w in r.warnings]
+        warnings = [*events, *(w for r in self.records.values() for w in r.warnings)]
         if self.run.redact.note:
             warnings.append(self.run.redact.note)
         # The boundary: whatever produced a string (a check, Schemathesis, the target's echo), every

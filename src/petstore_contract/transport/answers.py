@@ -16,6 +16,14 @@ from petstore_contract.core.redaction import Redactor
 HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "accept-encoding"})
 
 
+def throttling(status: int | None, retry_after: str | None) -> bool:
+    """An answer that throttles the run, whatever the method: a 429 (RFC 6585 §4: the request was not
+    processed), or a 503 with ``Retry-After`` (RFC 9110 §15.6.4: the server is temporarily unable to
+    handle the request and says when to come back).  The transport waits it out and sends again; one
+    that outlasts the waits decides nothing about the operation (its test's clause is undecided)."""
+    return status == 429 or (status == 503 and bool(retry_after))
+
+
 # -- answers and exchanges -------------------------------------------------------------------------
 
 
