@@ -33,7 +33,10 @@ EXIT_CODES = {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}
 TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER = "target", "budget", "precondition", "throttled", "other"
 STORE_TOO_LARGE, NOT_SENT, EMPTY_STORE = "store_too_large", "not_sent", "empty_store"
 NOT_EXERCISED = "not_exercised"  # selected, but no check judged an exchange of the target for it
-BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER, NOT_EXERCISED})
+# A 5xx of the deployment (a gateway's page, a drained instance) that the same request did not get again:
+# no answer of the service to judge (``judging.flicker``).
+DEPLOYMENT = "deployment"
+BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER, NOT_EXERCISED, DEPLOYMENT})
 
 BODY_EXCERPT = 2000
 

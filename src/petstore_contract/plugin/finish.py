@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Exchange, RunResult, TestRecord
-from petstore_contract.judging import coverage, reask, tally, waivers
+from petstore_contract.judging import coverage, flicker, reask, tally, waivers
 from petstore_contract.judging.verdict import clause_results, decide, server_errors_record, void
 from petstore_contract.reporting import outputs
 from petstore_contract.run import Run
@@ -95,10 +95,14 @@ class Finish:
         # Every exchange of every process was judged by the pipeline (oracle.py): what no test reported.
         universal = tally.unreported(self._pipeline()["findings"], every)
         every = [*every, universal] if universal is not None else every
-        # Problems first: asking the findings again must never change the verdict.
+        # Problems first: asking the findings again never hides one.  It can only tell a 5xx of the
+        # deployment from the service's (``flicker``): those findings are set aside, and the run says why.
         problems = self.problems(exitstatus, counters)
         reasked = reask.again(every, self.run.transport, self._reask_blocked(exitstatus))
-        records, judged = reasked.records[: len(records)], reasked.records
+        aside = flicker.set_aside(reasked.records)
+        if aside.problem:
+            problems.append(aside.problem)
+        records, judged = aside.records[: len(records)], aside.records
         if reasked.sent:
             counters = self._recounted()
         events = event_lines(counters)

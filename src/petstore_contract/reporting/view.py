@@ -18,6 +18,7 @@ from petstore_contract.core.records import (
     BUDGET,
     CONFORMANT,
     CONFORMS,
+    DEPLOYMENT,
     EMPTY_STORE,
     INCONCLUSIVE,
     NOT_CONFORMANT,
@@ -52,6 +53,10 @@ KIND_PHRASES = {
     PRECONDITION: ("could not be checked: a precondition failed", "could not be checked: a precondition failed"),
     THROTTLED: ("could not be checked: the target throttled the suite", "could not be checked: throttled"),
     NOT_EXERCISED: ("was not exercised: no check judged an exchange for it", "were not exercised"),
+    DEPLOYMENT: (
+        "could not be checked: the deployment answered 5xx once",
+        "could not be checked: the deployment answered 5xx once",
+    ),
     OTHER: ("is undecided", "are undecided"),
 }
 KIND_WORDS = {
@@ -63,6 +68,7 @@ KIND_WORDS = {
     PRECONDITION: "precondition",
     THROTTLED: "throttled",
     NOT_EXERCISED: "not exercised",
+    DEPLOYMENT: "deployment",
     OTHER: "other",
 }
 
