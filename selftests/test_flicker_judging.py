@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 
 from petstore_contract.core.records import (
+    CONFORMANT,
+    CONFORMS,
     DEPLOYMENT,
+    EMPTY_STORE,
     INCONCLUSIVE,
     NOT_CONFORMANT,
     NOT_REASKED,
@@ -21,10 +24,11 @@ from petstore_contract.core.records import (
     VIOLATED,
     Exchange,
     Finding,
+    Note,
     TestRecord,
 )
-from petstore_contract.judging import flicker
-from petstore_contract.judging.verdict import clause_results, decide
+from petstore_contract.judging import flicker, ids
+from petstore_contract.judging.verdict import checked_reasons, clause_results, decide
 
 URL = "http://127.0.0.1:9/v1"
 GATEWAY = "<html><head><title>502 Bad Gateway</title></head></html>"
@@ -97,3 +101,47 @@ def test_a_throttling_503_is_never_a_finding_to_set_aside() -> None:
     )
     aside = flicker.set_aside([record("t::a", throttled)])
     assert aside.problem == "" and aside.records[0].findings == [throttled]
+
+
+def test_a_declared_reason_is_checked_against_a_lost_write() -> None:
+    """``list.limit.maximum`` may stay undecided on a store of 100 animals or fewer; once a create's answer
+    was lost the store may hold more, and that reason no longer lets the run pass."""
+    note = Note(("list.limit.maximum",), EMPTY_STORE, "the store holds 100 animals or fewer: no page can exceed 100")
+    records = [
+        TestRecord("t::max", ("list.limit.maximum",), UNDECIDED, {"list.limit.maximum": UNDECIDED}, notes=[note])
+    ]
+    records.append(
+        TestRecord("t::shape", ("list.shape",), CONFORMS, {"list.shape": CONFORMS}, examined={"list.shape": 1})
+    )
+    assert verdict(records, []) == CONFORMANT
+    rows = checked_reasons(clause_results(records), unknown_writes=1)
+    (maximum,) = [row for row in rows if row.id == "list.limit.maximum"]
+    assert maximum.notes[0].reason.startswith("a create's answer was lost: the store may hold more animals")
+    result = decide(rows, facts={}, problems=[], records=records, warnings=[])
+    assert result.verdict == INCONCLUSIVE and "a create's answer was lost" in result.reason
+
+
+def created(pet_id: int, at: float, name: str) -> dict[str, object]:
+    body = f'{{"id": {pet_id}, "name": "{name}", "categoryId": 1}}'
+    exchange = Exchange("POST", URL + "/pets", (), f'{{"name": "{name}", "categoryId": 1}}', 201, (), body, len(body))
+    return {"id": pet_id, "at": at, "exchange": exchange.to_dict()}
+
+
+def test_an_id_handed_out_twice_is_create_id_with_both_creates() -> None:
+    once = ids.handed_twice([created(1, 1.0, "a"), created(2, 2.0, "b")])
+    assert once.record is None and once.cause == ""
+    twice = ids.handed_twice([created(7, 1.0, "a"), created(8, 2.0, "b"), created(7, 3.0, "c")])
+    assert twice.record is not None and twice.cause == ""  # one id again: recycled, no restart named
+    later, earlier = twice.record.findings
+    assert (later.clause, earlier.clause) == ("create.id", "create.id")
+    assert '"c"' in (later.exchange.response_body if later.exchange else "")
+    assert '"a"' in (earlier.exchange.response_body if earlier.exchange else "")
+
+
+def test_a_store_that_starts_over_is_named_as_the_cause() -> None:
+    run = [created(n, float(n), f"before-{n}") for n in range(1, 6)]
+    run += [created(n, 10.0 + n, f"after-{n}") for n in range(1, 4)]
+    found = ids.handed_twice(run)
+    assert found.record is not None and len(found.record.findings) == 6
+    assert found.cause.startswith("3 ids were handed out again from 00:00:11 UTC on: at least 3 animals created")
+    assert found.cause.endswith("did the service restart or lose its store?")

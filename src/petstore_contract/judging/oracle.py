@@ -108,6 +108,7 @@ class Oracle:
         self.findings: list[Finding] = []
         self.admitted: set[int] = set()  # ids handed out for invalid data the service accepted
         self.refusals = Refusals(self.plain, TEST)  # refused creates held against every animal shown
+        self.handed: list[dict[str, Any]] = []  # every 201 of POST /pets: its id, when, its exchange (``ids``)
         self._kept: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, seen: Observed) -> None:
@@ -138,6 +139,8 @@ class Oracle:
             return found
         if operation == "createPet":
             self.refusals.create_answered(request.body, answer.status, answer)
+            if answer.status == 201:
+                self._handed(answer)
         authorization = request.headers.get("Authorization")
         valid_key = self._valid(authorization)
         # Where the request stands (interface/silence.py): outside the document, HTTP decides its status;
@@ -225,6 +228,17 @@ class Oracle:
     def _credential_clause(self, request: Any, authorization: str | None) -> str:
         return "auth.missing" if authorization is None and not self._key_elsewhere(request) else "auth.invalid"
 
+    def _handed(self, answer: _Answer) -> None:
+        """An id a create answered, whichever part of the run sent it: ``ids.handed_twice`` holds them all."""
+        try:
+            body = answer.seen.json()
+        except (ValueError, RecursionError):
+            return
+        if isinstance(body, dict) and type(body.get("id")) is int:
+            handed = {"id": body["id"], "at": answer.seen.started, "exchange": answer.exchange.to_dict()}
+            with self._lock:
+                self.handed.append(handed)
+
     def _admitted(self, answer: _Answer) -> None:
         try:
             body = answer.json()
@@ -288,7 +302,7 @@ class Oracle:
         the end of the process, holds them all)."""
         with self._lock:
             findings = [finding.to_dict() for finding in [*self.findings, *self.refusals.findings()]]
-            return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
+            return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings, "handed": self.handed}
 
 
 def _evidenced(answer: _Answer, check: Callable[..., Any], *args: Any) -> Any:
