@@ -72,6 +72,8 @@ def suite_properties(result: RunResult) -> list[tuple[str, str]]:
         pairs += [("waiver", line) for line in view.waived_lines(result)]  # waived, expired, stale
     for name, value in view.public_facts(result.facts).items():
         pairs.append((name, "" if value is None else str(value)))
+    # What the run saw besides its verdict (the transport's events, a store that forgot), as every report says it.
+    pairs += [("warning", line) for line in view.other_warnings(result)]
     return [(name, _xml_text(value)) for name, value in pairs]
 
 
