@@ -6,6 +6,10 @@
 - ``terminal.final_lines(result, paths)``: what the plugin prints last.
 - ``verdict_line(result)``: the one line all of them share.
 
+The other modules: ``view`` (what every output says, computed once), ``outputs`` (where reports go),
+``readback`` (a ``summary.json`` read back), ``pytest_html_hooks`` (the contract in pytest-html's
+report, with ``--html``); ``templates/`` and ``summary.schema.json`` beside them.
+
 Imports only go down: record and clauses, never the plugin.
 """
 

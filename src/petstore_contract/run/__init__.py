@@ -4,6 +4,15 @@ The plugin builds a ``Run`` once per process from the command line, the environm
 ``pyproject.toml`` (``RunSettings``); xdist workers get the controller's settings (never the
 key: they read it from its variable) and share one deadline, one circuit breaker and one
 set-up through ``shared_dir`` (``transport.shared``).
+
+The modules: ``target`` and ``profiles`` (which target, key variable and mode; depth profiles),
+``setup`` (set-up: the suite's own data on the target, and what it learns of the store),
+``writeplan`` (the valid bodies set-up creates first, merged into few bodies on a crowded store),
+``ahead`` (work sent ahead of the tests: request tables and stateful walks) on the one thread of
+``background``, ``cases`` (the generated tests' cases: drawn, sent side by side, judged), ``walks``
+(the stateful walks: drawn in the main thread, sent as chains on the run's pool), ``api`` (the
+targeted tests' vocabulary), ``selection`` (which tests a run selected), ``heap`` (the garbage
+collector during a run).
 """
 
 from __future__ import annotations

@@ -32,7 +32,9 @@ controller sums the counters each process wrote (``RunGuard.write_counters``, ``
 
 The modules: ``options`` (the target, where it is), ``problems`` (trouble as one line), ``guard``
 (budget, breaker, counters), ``adapter`` (the one adapter), ``answers`` (answers and exchanges),
-``batch`` (side by side on a bounded pool); this one holds ``Transport`` and names them all.
+``batch`` (side by side on a bounded pool), ``pacing`` (the bound on requests in flight under 429),
+``shared`` (the only files a run's processes share: set-up results, counters, the open breaker; one
+``publish``), ``har`` (every exchange as HAR 1.2); this one holds ``Transport`` and names them all.
 """
 
 from __future__ import annotations
