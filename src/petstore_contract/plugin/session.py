@@ -177,7 +177,7 @@ class ContractSession:
         setattr(report, RECORD_ATTR, record.to_dict())
         if report.failed:
             # pytest types longrepr as its own classes; FailureRepr offers the same reading interface.
-            report.longrepr = cast(Any, FailureRepr(self.run.redact(failure_text(record))))
+            report.longrepr = cast(Any, FailureRepr(self.run.redact(failure_text(record, self.run.settings.key_env))))
         elif report.skipped and isinstance(report.longrepr, tuple):
             path, line, reason = report.longrepr
             report.longrepr = (path, line, self.run.redact(str(reason)))

@@ -46,8 +46,10 @@ def replace_cases(suite: ET.Element, result: RunResult, text: Callable[[str], st
 
 
 def clause_cases(result: RunResult, text: Callable[[str], str], limit: int) -> list[ET.Element]:
-    waived = _fully_waived(result)
-    return [_clause_case(row, row.id in waived, text, limit) for row in result.clauses if row.outcome != NOT_SELECTED]
+    waived, key = _fully_waived(result), view.key_variable(result)
+    return [
+        _clause_case(row, row.id in waived, text, limit, key) for row in result.clauses if row.outcome != NOT_SELECTED
+    ]
 
 
 def verdict_case(result: RunResult, text: Callable[[str], str], limit: int) -> ET.Element:
@@ -65,14 +67,14 @@ def verdict_case(result: RunResult, text: Callable[[str], str], limit: int) -> E
     return case
 
 
-def _clause_case(row: ClauseResult, waived: bool, text: Callable[[str], str], limit: int) -> ET.Element:
+def _clause_case(row: ClauseResult, waived: bool, text: Callable[[str], str], limit: int, key: str) -> ET.Element:
     case = ET.Element("testcase", classname=CLAUSES_CLASS, name=row.id, time="0")
     sentence = f"{row.level} ({row.section}): {row.quote}"
     tests = f"judged by: {', '.join(row.tests)}" if row.tests else ""
     if row.outcome == VIOLATED:
         first = view.first_line(row, limit)
         message = f"{row.id} violated: {row.quote} — {first}"
-        body = "\n".join(part for part in (sentence, tests, "", *_findings(row)) if part is not None)
+        body = "\n".join(part for part in (sentence, tests, "", *_findings(row, key)) if part is not None)
         if waived:
             _outcome(case, "skipped", "waived", text(cut(f"waived: {message}", limit)), text(body))
         elif row.level == "MUST":
@@ -89,7 +91,7 @@ def _clause_case(row: ClauseResult, waived: bool, text: Callable[[str], str], li
     return case
 
 
-def _findings(row: ClauseResult) -> list[str]:
+def _findings(row: ClauseResult, key: str) -> list[str]:
     """The folded findings' lines, each with the tests that made it and the first's replay."""
     folded = view.fold(row.findings)
     lines = []
@@ -101,7 +103,7 @@ def _findings(row: ClauseResult) -> list[str]:
         lines.append(f"- and {len(folded) - FINDINGS_SHOWN} more (report.html, summary.json)")
     exchange = folded[0].finding.exchange if folded else None
     if exchange is not None:
-        lines += ["", "replay of the first: " + exchange.curl()]
+        lines += ["", "replay of the first: " + exchange.curl(key)]
     return lines
 
 
