@@ -309,6 +309,11 @@ class RunResult:
         return EXIT_CODES[self.verdict]
 
     @property
+    def key_variable(self) -> str:
+        """The variable that holds the run's key (the one word a replay leaves to the shell)."""
+        return str(self.facts.get("key_env") or "")
+
+    @property
     def process_exit_code(self) -> int:
         """The run's exit code: the verdict's, or the gate's when waivers were read."""
         return int(self.gate["exit_code"]) if self.gate is not None else self.exit_code

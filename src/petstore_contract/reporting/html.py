@@ -57,7 +57,7 @@ def context(result: RunResult) -> dict[str, Any]:
     sections = {c.id for c in view.violated_must(result)} | {c.id for c in view.violated_should(result)}
     undecided = [c for c in result.clauses if c.outcome == UNDECIDED]
     facts = view.fact_rows(result)
-    key = view.key_variable(result)
+    key = result.key_variable
     return {
         "verdict": result.verdict,
         "verdict_word": view.VERDICT_WORDS.get(result.verdict, result.verdict),

@@ -46,7 +46,7 @@ def replace_cases(suite: ET.Element, result: RunResult, text: Callable[[str], st
 
 
 def clause_cases(result: RunResult, text: Callable[[str], str], limit: int) -> list[ET.Element]:
-    waived, key = _fully_waived(result), view.key_variable(result)
+    waived, key = _fully_waived(result), result.key_variable
     return [
         _clause_case(row, row.id in waived, text, limit, key) for row in result.clauses if row.outcome != NOT_SELECTED
     ]

@@ -90,7 +90,7 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
     if violated:
         lines += [f"### Violated clauses ({len(violated)})", ""]
         for clause in violated[:detailed]:
-            lines += _clause(clause, view.key_variable(result))
+            lines += _clause(clause, result.key_variable)
         rest = violated[detailed:]
         if rest:
             findings = sum(len(c.findings) for c in rest)

@@ -128,11 +128,6 @@ NAMES_SHOWN = 5
 # -- facts --------------------------------------------------------------------------------------
 
 
-def key_variable(result: RunResult) -> str:
-    """The variable that holds the run's key (the one word a replay leaves to the shell)."""
-    return str(result.facts.get("key_env") or "")
-
-
 def public_facts(facts: dict[str, Any]) -> dict[str, Any]:
     """The run's facts with secret-named values hidden and URL userinfo removed (never the key)."""
     shown: dict[str, Any] = {}
