@@ -47,7 +47,8 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
     assert exchange.url == f"{server.base_url}/pets?tag=x&token=$PETSTORE_API_KEY"
     assert ("Authorization", "Bearer $PETSTORE_API_KEY") in exchange.request_headers
     assert exchange.request_body == '{"name": "Rex"}' and exchange.response_length == 2
-    assert KEY not in exchange.curl() and '"Authorization: Bearer $PETSTORE_API_KEY"' in exchange.curl()
+    command = exchange.curl("PETSTORE_API_KEY")
+    assert KEY not in command and '"Authorization: Bearer $PETSTORE_API_KEY"' in command
     transport.request("GET", "/pets", headers={"Authorization": None})
     assert "authorization" not in server.requests[1].headers
     with pytest.raises(ValueError):

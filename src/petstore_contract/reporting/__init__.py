@@ -2,7 +2,8 @@
 
 - ``write_reports(result, report_dir)``: report.html, summary.md and summary.json in ``report_dir``.
 - ``html.render``, ``markdown.render``, ``summary_json.render``: each file's text.
-- ``junit.rewrite(path, result)``: pytest's JUnit XML with one-line messages and the run's facts.
+- ``junit.rewrite(path, result)``: pytest's JUnit XML with one-line messages and the run's facts, and
+  (``junit_cases``) a testcase per selected clause and one for the verdict, so the file agrees with the exit code.
 - ``terminal.final_lines(result, paths)``: what the plugin prints last.
 - ``verdict_line(result)``: the one line all of them share.
 

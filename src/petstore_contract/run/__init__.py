@@ -34,6 +34,7 @@ from petstore_contract.run import profiles
 from petstore_contract.run.api import Api, Row, answers_from_data, answers_to_data
 from petstore_contract.run.background import Background
 from petstore_contract.run.cases import GeneratedCases
+from petstore_contract.run.selection import EVERY_WRITE
 from petstore_contract.run.target import Target
 from petstore_contract.transport import RunGuard, TargetProblem, Transport, TransportOptions, har
 from petstore_contract.transport.shared import publish
@@ -97,6 +98,9 @@ class Run:
         if self.recorder is not None:
             self.transport.adapter.watchers.append(self.recorder)
         self._names = count()
+        # The parts of set-up's plan of writes the selected tests need (``writeplan.needed``): every part
+        # until the selection is known, which is all a run of the whole suite ever knows.
+        self.set_up_writes: frozenset[str] = EVERY_WRITE
         self.background = Background()
         self.cases = GeneratedCases(settings, self.profile.max_examples, self.api, self.background, self.redact)
 
