@@ -151,6 +151,8 @@ class Counts:
     gateway_502: int = 0
     deploy_503: int = 0
     refused: Counter[str] = field(default_factory=Counter)  # the methods the gateway answered itself
+    refused_posts: list[bytes] = field(default_factory=list)  # their bodies, to find them sent again
+    posts: Counter[bytes] = field(default_factory=Counter)  # the bodies of the POSTs forwarded
     resets: int = 0
     lost_creates: list[dict[str, Any]] = field(default_factory=list)
     restarts: int = 0
@@ -262,7 +264,7 @@ class FlickerProxy:
                 self.threads.append(thread)
             thread.start()
 
-    def _plan(self, method: str) -> Plan:
+    def _plan(self, method: str, body: bytes) -> Plan:
         """Every mode's decision for the next request, under the lock (the draws and counts are shared)."""
         with self.lock:
             self.counts.requests += 1
@@ -294,8 +296,12 @@ class FlickerProxy:
                     plan.trickle = mode
             if plan.canned is not None:
                 self.counts.refused[method] += 1
+                if method == "POST":
+                    self.counts.refused_posts.append(body)
             else:
                 self.counts.forwarded += 1
+                if method == "POST":
+                    self.counts.posts[body] += 1
                 stalling = [m for m in self.modes if isinstance(m, Stall) and self.counts.forwarded % m.every == 0]
                 plan.stall = max((m.seconds for m in stalling), default=0.0)
             plan.upstream = self.upstream
@@ -312,7 +318,7 @@ class FlickerProxy:
                 if request is None:
                     return
                 wire.body(request)
-                plan = self._plan(request.start[0])
+                plan = self._plan(request.start[0], request.body)
                 if plan.canned is not None:
                     client.sendall(plan.canned)
                     if closes(request):

@@ -159,6 +159,7 @@ def test_one_percent_of_gateway_502_pages_is_named_never_blamed() -> None:
     assert proxy.counts.gateway_502 > 0, proxy.counts
     assert run.verdict in ("conformant", "inconclusive"), told(run, proxy)
     assert not {c for c in run.violated() if c.startswith(("auth.", "list."))}, told(run, proxy)
+    assert "502" in said(run), f"the 502 pages go unnamed: {told(run, proxy)}"  # "name it as what it is"
     if run.verdict == "inconclusive":
         reason = run.summary["reason"]
         assert "502" in reason and "asked again" in reason, told(run, proxy)
@@ -167,10 +168,14 @@ def test_one_percent_of_gateway_502_pages_is_named_never_blamed() -> None:
 def test_a_rolling_deploy_is_waited_out_for_every_method() -> None:
     """Row 2: 3 s of 503 + Retry-After: 1 during set-up's writes; the POSTs refused wait like the GETs."""
     run, proxy = behind(reference, rolling_deploy(seconds=3, start_after=30))
-    assert proxy.counts.refused["POST"] > 0, proxy.counts  # the row: writes were refused
+    refused = proxy.counts.refused_posts
+    assert refused, proxy.counts  # the row: writes were refused
     judged_503 = [f for f in run.findings() if (f.get("exchange") or {}).get("status") == 503]
     assert not judged_503, f"judged on a 503 with Retry-After: {judged_503[:2]}\n{told(run, proxy)}"
     assert run.verdict == "conformant" and counted(run.summary, "throttled") > 0, told(run, proxy)
+    # "The same wait for every operation the 503 refused": each refused write went out again after it.
+    dropped = [body for body in refused if not proxy.counts.posts[body]]
+    assert not dropped, f"{len(dropped)} of {len(refused)} refused POSTs never sent again: {dropped[:2]}"
 
 
 def test_a_create_whose_answer_was_lost_is_never_sent_again() -> None:
