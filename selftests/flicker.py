@@ -277,10 +277,11 @@ class FlickerProxy:
                     # dropped by the threads as they see the new upstream) until the proxy stops.
                     self.upstreams.append(BackgroundServer(self.make_app()).start())
                     self.counts.restarts += 1
-                elif isinstance(mode, RollingDeploy) and plan.canned is None:
+                elif isinstance(mode, RollingDeploy):
                     if number == mode.start_after + 1:
                         self.deploy_from = time.monotonic()
-                    if self.deploy_from is not None and time.monotonic() < self.deploy_from + mode.seconds:
+                    deploying = self.deploy_from is not None and time.monotonic() < self.deploy_from + mode.seconds
+                    if deploying and plan.canned is None:
                         retry = (f"Retry-After: {mode.retry_after}",)
                         plan.canned = canned_answer(
                             "503 Service Temporarily Unavailable", NGINX_503, method == "HEAD", retry
@@ -331,15 +332,16 @@ class FlickerProxy:
                     upstream[1].close()
                     upstream = None
                 if upstream is None:
-                    sock = socket.create_connection((plan.upstream.host, plan.upstream.port), timeout=self.timeout)
-                    upstream = (plan.upstream, sock, Wire(sock))
-                answer = self._exchange(upstream, request)
+                    with contextlib.suppress(OSError):
+                        sock = socket.create_connection((plan.upstream.host, plan.upstream.port), self.timeout)
+                        upstream = (plan.upstream, sock, Wire(sock))
+                answer = self._exchange(upstream, request) if upstream is not None else None
                 last_used = time.monotonic()
                 if answer is None:
                     with self.lock:
                         self.counts.upstream_failures += 1
                     return
-                if answer.ends_connection:
+                if answer.ends_connection and upstream is not None:
                     upstream[1].close()
                     upstream = None
                 if plan.reset:

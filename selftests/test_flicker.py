@@ -59,6 +59,8 @@ def behind(make_app: Callable[[], Any], *modes: Mode, args: tuple[str, ...] = ()
     keeps its counts and its upstreams' stores for the test to read."""
     with FlickerProxy(make_app, *modes, seed=SEED) as proxy:
         run = run_hosted(proxy.base_url, KEY, *QUICK, *args, timeout=300)
+    # The proxy's own trouble with its upstream would be a fault no mode asked for.
+    assert proxy.counts.upstream_failures == 0, proxy.counts
     return run, proxy
 
 
@@ -149,7 +151,7 @@ def test_each_mode_does_what_it_says() -> None:
 
 def test_the_proxy_alone_passes_the_reference() -> None:
     run, proxy = behind(reference)
-    assert proxy.counts.forwarded == proxy.counts.requests > 0 and proxy.counts.upstream_failures == 0, proxy.counts
+    assert proxy.counts.forwarded == proxy.counts.requests > 0, proxy.counts
     assert run.verdict == "conformant" and run.exit_code == 0, told(run, proxy)
 
 
@@ -186,18 +188,21 @@ def test_a_create_whose_answer_was_lost_is_never_sent_again() -> None:
     (store,) = proxy.stores()
     twice = [body for body in lost if _stored(store, body) > 1]
     assert not twice, f"created twice: {[b.get('name') for b in twice]}\n{told(run, proxy)}"
-    assert counted(run.summary, "reset") >= 1, f"no reset in summary.json: {told(run, proxy)}"
+    # Every reset the proxy made reached a client waiting for its answer: each is one the run saw.
+    assert counted(run.summary, "reset") >= proxy.counts.resets, f"resets not in summary.json: {told(run, proxy)}"
     assert run.verdict in ("conformant", "inconclusive"), told(run, proxy)
     if run.verdict == "inconclusive":
-        assert "lost" in said(run), told(run, proxy)
+        assert re.search(r"lost|reset", run.summary["reason"]), told(run, proxy)
     # An undecided clause's declared reason is checked against the store as it was.
     false = [line for line in said(run).splitlines() if "100 animals or fewer" in line and len(store.pets) > 100]
     assert not false, f"the store held {len(store.pets)} animals: {false[:1]}\n{told(run, proxy)}"
 
 
 def _stored(store: Any, body: dict[str, Any]) -> int:
-    """Animals of ``store`` holding every field of ``body`` that an animal holds (the run's names are unique)."""
-    return sum(all(pet[k] == v for k, v in body.items() if k in pet) for pet in store.pets.values())
+    """Animals of ``store`` holding every field of ``body`` but the id, which the service assigns whatever a
+    create sends (the run's names are unique, and the two animals of its one repeated name differ)."""
+    fields = {k: v for k, v in body.items() if k != "id"}
+    return sum(all(pet.get(k) == v for k, v in fields.items() if k in pet) for pet in store.pets.values())
 
 
 def test_a_restart_that_hands_ids_out_again_breaks_create_id() -> None:
