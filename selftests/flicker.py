@@ -93,7 +93,7 @@ class RollingDeploy:
 @dataclass(frozen=True)
 class ResetAfterAnswer:
     rate: float
-    methods: frozenset[str] | None = frozenset({"POST"})
+    methods: frozenset[str] | None = None  # None: every method; {"POST"}: the creates whose answer is lost
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def rolling_deploy(seconds: float = 3.0, start_after: int = 100, retry_after: in
     return RollingDeploy(seconds, start_after, retry_after)
 
 
-def reset_after_answer(rate: float, methods: Collection[str] | None = ("POST",)) -> ResetAfterAnswer:
+def reset_after_answer(rate: float, methods: Collection[str] | None = None) -> ResetAfterAnswer:
     return ResetAfterAnswer(rate, frozenset(methods) if methods is not None else None)
 
 

@@ -132,7 +132,7 @@ def test_each_mode_does_what_it_says() -> None:
         with FlickerProxy(reference, rolling_deploy(seconds=60, start_after=0)) as proxy:
             busy = session.post(proxy.base_url + "/pets", json=pet, headers=auth, timeout=5)
         assert (busy.status_code, busy.headers["retry-after"], proxy.counts.refused["POST"]) == (503, "1", 1)
-        with FlickerProxy(reference, reset_after_answer(1.0)) as proxy:
+        with FlickerProxy(reference, reset_after_answer(1.0, methods={"POST"})) as proxy:
             with pytest.raises(requests.ConnectionError):
                 session.post(proxy.base_url + "/pets", json=pet, headers=auth, timeout=5)
             (store,) = proxy.stores()
