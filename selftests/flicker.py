@@ -55,7 +55,6 @@ Forwarded, no Via): the reference sees what the suite sent.
 from __future__ import annotations
 
 import contextlib
-import json
 import random
 import socket
 import threading
@@ -66,7 +65,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from flickerwire import NGINX_502, NGINX_503, Message, Wire, canned_answer, closes, reset
+from flickerwire import NGINX_502, NGINX_503, Message, Wire, canned_answer, closes, created_body, reset
 from petstore_contract.reference import BackgroundServer
 
 # uvicorn closes a connection idle for 30 s (``quiet_config``); an upstream connection idle this long is
@@ -155,6 +154,7 @@ class Counts:
     posts: Counter[bytes] = field(default_factory=Counter)  # the bodies of the POSTs forwarded
     resets: int = 0
     lost_creates: list[dict[str, Any]] = field(default_factory=list)
+    sent_again: list[bytes] = field(default_factory=list)  # the bodies of reset requests the client sent again
     restarts: int = 0
     stalls: int = 0
     trickles: int = 0
@@ -170,19 +170,6 @@ class Plan:
     stall: float = 0.0
     trickle: Trickle | None = None
     upstream: BackgroundServer | None = None
-
-
-def _created_body(request: Message, answer: Message) -> dict[str, Any] | None:
-    """The JSON body of a POST the upstream answered 201 (None for anything else)."""
-    if request.start[0] != "POST" or answer.start[1:2] != ["201"]:
-        return None
-    if "chunked" in request.fields.get("transfer-encoding", "").lower():
-        return None  # framed in chunks: not worth unframing, the suite sends Content-Length
-    try:
-        body = json.loads(request.body)
-    except ValueError:
-        return None
-    return body if isinstance(body, dict) else None
 
 
 # -- the proxy -------------------------------------------------------------------------------------------
@@ -209,6 +196,7 @@ class FlickerProxy:
         self.clients: set[socket.socket] = set()
         self.threads: list[threading.Thread] = []
         self.deploy_from: float | None = None
+        self.reset_requests: set[bytes] = set()  # each reset request as it came, head and body
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.2)  # how soon the accepting thread sees ``stopping``
         self.port = self.listener.getsockname()[1]
@@ -313,12 +301,16 @@ class FlickerProxy:
         wire = Wire(client)
         upstream: tuple[BackgroundServer, socket.socket, Wire] | None = None
         last_used = 0.0
+        first = True
         try:
             while not self.stopping.is_set():
                 request = wire.head()
                 if request is None:
                     return
                 wire.body(request)
+                if first:
+                    self._note_sent_again(request)
+                    first = False
                 plan = self._plan(request.start[0], request.body)
                 if plan.canned is not None:
                     client.sendall(plan.canned)
@@ -345,9 +337,10 @@ class FlickerProxy:
                     upstream[1].close()
                     upstream = None
                 if plan.reset:
-                    created = _created_body(request, answer)
+                    created = created_body(request, answer)
                     with self.lock:
                         self.counts.resets += 1
+                        self.reset_requests.add(request.head + request.body)
                         if created is not None:
                             self.counts.lost_creates.append(created)
                     reset(client)
@@ -364,6 +357,13 @@ class FlickerProxy:
                 self.clients.discard(client)
             with contextlib.suppress(OSError):
                 client.close()
+
+    def _note_sent_again(self, request: Message) -> None:
+        """The first request of a connection, byte for byte one whose connection was reset: the client sent it
+        again on a fresh connection (what a transport does when it takes the reset for a dropped keep-alive)."""
+        with self.lock:
+            if request.head + request.body in self.reset_requests:
+                self.counts.sent_again.append(request.body)
 
     def _exchange(self, upstream: tuple[BackgroundServer, socket.socket, Wire], request: Message) -> Message | None:
         _, sock, wire = upstream

@@ -9,10 +9,12 @@ Every read goes through the socket's own timeout; a message that breaks the fram
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import struct
 from dataclasses import dataclass
 from email.utils import formatdate
+from typing import Any
 
 NGINX_502 = (
     b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
@@ -124,3 +126,16 @@ def reset(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     sock.close()
+
+
+def created_body(request: Message, answer: Message) -> dict[str, Any] | None:
+    """The JSON body of a POST the upstream answered 201 (None for anything else)."""
+    if request.start[0] != "POST" or answer.start[1:2] != ["201"]:
+        return None
+    if "chunked" in request.fields.get("transfer-encoding", "").lower():
+        return None  # framed in chunks: not worth unframing, the suite sends Content-Length
+    try:
+        body = json.loads(request.body)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
