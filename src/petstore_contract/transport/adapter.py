@@ -321,6 +321,8 @@ class GuardedAdapter(HTTPAdapter):
         if sent is not None:
             self._observe(request, sent, problem=line)
             self._note_lost(where, line)
+            if where.split(" ", 1)[0] not in IDEMPOTENT:  # what the clauses that needed it are undecided for
+                line += "; a write's answer was lost: it may have been applied, and was not sent again"
         self.guard.failed(line)
         spent = self.guard.budget_spent()
         if spent:
