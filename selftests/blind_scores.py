@@ -1,10 +1,12 @@
-"""The contract suite against the blind catalogs (``selftests/blind``, ``selftests/blind2``, ``selftests/blind3``):
+"""The contract suite against the blind catalogs (``selftests/blind``, ``blind2``, ``blind3``, ``blind4``):
 servers written from the interface document alone by people who had not read the suite, scored apart from the
 suite's own catalog.  Each round is a folder with the same command line (``server.py --list``, ``--variant NAME``,
 ``--port``, ``--preload``); round 2 is written in other styles (Starlette over SQLite, behind a gateway, a
 hand-written service listing newest first); round 3 is a compliance round: compliant servers on real web
 frameworks (aiohttp, Falcon, Django, Flask, Litestar, Tornado, Bottle behind nginx) that keep their
-framework's answers where the document is silent, and a few faulty copies.
+framework's answers where the document is silent, and a few faulty copies; round 4 is written in other
+languages (Go's net/http, PHP's built-in server, Ruby's Sinatra, Perl's Mojolicious), each with compliant
+servers and the faults that hide in its defaults.
 
 Each entry's server (``selftests/<round>/server.py --variant NAME``) is started on a loopback port
 and judged by the suite as a user would (a subprocess, ``--base-url``, the key in the
@@ -31,7 +33,7 @@ from devtools.launcher import Runner, SuiteRun, run_suite, stop_process
 from devtools.suitehost import suite_hosts
 
 HERE = Path(__file__).resolve().parent
-ROUNDS = ("blind", "blind2", "blind3")  # the folders of the blind catalogs, in the order they were written
+ROUNDS = ("blind", "blind2", "blind3", "blind4")  # the folders of the blind catalogs, in the order they were written
 MISSES = HERE / "blind_misses.toml"
 CROWDED = 150  # the blind catalog's crowded store (more than a page of 100)
 SUITE_ARGS = ("--contract-profile", "quick")

@@ -185,7 +185,9 @@ def client_id_kept(c: Client) -> str | None:
     if answer.status_code == 201 and answer.json().get("id") == first["id"]:
         return f"a create carrying id {first['id']} answered that id"
     read = c.call("GET", f"/pets/{first['id']}")
-    return None if read.status_code == 200 and read.json() == first else f"animal {first['id']} is now {read.text[:80]!r}"
+    if read.status_code == 200 and read.json() == first:
+        return None
+    return f"animal {first['id']} is now {read.text[:80]!r}"
 
 
 def repeated_key(c: Client) -> str | None:

@@ -42,7 +42,9 @@ class Language:
 LANGUAGES = {
     "go": Language("go", ("golang-go",), ("go", "version")),
     "php": Language("php", ("php-cli",), ("php", "-r", "exit(function_exists('json_encode') ? 0 : 1);")),
-    "ruby": Language("ruby", ("ruby-sinatra", "ruby-webrick"), ("ruby", "-e", "require 'sinatra/base'; require 'webrick'")),
+    "ruby": Language(
+        "ruby", ("ruby-sinatra", "ruby-webrick"), ("ruby", "-e", "require 'sinatra/base'; require 'webrick'")
+    ),
     "perl": Language("perl", ("libmojolicious-perl",), ("perl", "-MMojolicious::Lite", "-e", "1")),
 }
 
@@ -83,7 +85,9 @@ def go_binary() -> Path:
                 "GO111MODULE": "on",
             }
             command = ["go", "build", "-o", str(folder / "petstore.new"), "."]
-            done = subprocess.run(command, cwd=HERE / "go", env=env, capture_output=True, text=True, timeout=BUILD_SECONDS)
+            done = subprocess.run(
+                command, cwd=HERE / "go", env=env, capture_output=True, text=True, timeout=BUILD_SECONDS
+            )
             if done.returncode != 0:
                 raise Missing(f"go build failed: {done.stderr.strip().splitlines()[-1:]}")
             (folder / "petstore.new").rename(binary)
