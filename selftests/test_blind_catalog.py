@@ -11,9 +11,11 @@ catches (the list stays honest).
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from blind_scores import ROUNDS, BlindScenario, caught, known_misses, passed, scenarios
+from blind_scores import ROUNDS, UNAVAILABLE, BlindScenario, caught, known_misses, passed, scenarios
 from devtools.launcher import SuiteRun
 
 Results = dict[BlindScenario, SuiteRun]
@@ -28,6 +30,14 @@ def _evidence(run: SuiteRun) -> str:
     return f"verdict {run.verdict} (exit {run.exit_code}), violated {sorted(run.violated())}, {found}"
 
 
+def _runnable(run: SuiteRun) -> None:
+    """A server whose language runtime is not installed: skipped, or failed when CI requires the languages."""
+    if run.verdict == UNAVAILABLE:
+        required = os.environ.get("PETSTORE_REQUIRE_LANGUAGES") == "1"
+        reason = f"PETSTORE_REQUIRE_LANGUAGES={int(required)}: {run.summary.get('reason')}"
+        (pytest.fail if required else pytest.skip)(reason)
+
+
 # The two tests below run on this tier's servers (selftests/tiers.py; conftest.py parametrizes).
 
 
@@ -35,6 +45,7 @@ def _evidence(run: SuiteRun) -> str:
 def test_blind_compliant_server_passes(blind_catalog: Results, catalog_scenario: BlindScenario) -> None:
     scenario = catalog_scenario
     run = blind_catalog[scenario]
+    _runnable(run)
     assert passed(run), f"false alarm on {scenario.label}: {_evidence(run)}\n{run.output[-2000:]}"
 
 
@@ -42,6 +53,7 @@ def test_blind_compliant_server_passes(blind_catalog: Results, catalog_scenario:
 def test_blind_fault_is_caught_or_a_known_miss(blind_catalog: Results, catalog_scenario: BlindScenario) -> None:
     scenario = catalog_scenario
     run = blind_catalog[scenario]
+    _runnable(run)
     misses = known_misses()
     if scenario.key in misses:
         assert not caught(run), f"{scenario.key} is caught now: remove it from blind_misses.toml"

@@ -2,6 +2,7 @@
 
     python selftests/blind4/server.py --list
     PETSTORE_API_KEY=secret python selftests/blind4/server.py --variant NAME --port 0 [--preload N]
+    python selftests/blind4/server.py --check --variant NAME   # exit 0 when its runtime is installed
 
 The server is its language's own process (``runtimes.py``); the first stdout line is its base URL
 ``http://127.0.0.1:PORT/v1``. It stops, with every process it started, when stdin closes or on
@@ -44,6 +45,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--preload", type=int, default=0)
     parser.add_argument("--ignore-stdin", action="store_true")
+    parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
     if args.list:
         for entry in catalog.ENTRIES:
@@ -54,6 +56,11 @@ def main(argv: list[str]) -> int:
     entry = catalog.BY_NAME.get(args.variant)
     if entry is None:
         fail(f"unknown variant {args.variant!r}")
+    if args.check:  # the scorer asks before it starts a server: a missing runtime is named, not a crash
+        problem = runtimes.available(entry["language"])
+        if problem:
+            fail(problem)
+        return 0
     if not 0 <= args.port <= 65535:
         fail("--port must be 0..65535")
     if not 0 <= args.preload <= 100_000:
