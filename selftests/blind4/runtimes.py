@@ -122,9 +122,8 @@ class Running:
     """One language server on a loopback port, in a process group of its own (PHP's workers included)."""
 
     def __init__(self, language: str, flags: list[str], key: str, preload: int, port: int) -> None:
-        problem = available(language)
-        if problem:
-            raise Missing(problem)
+        if shutil.which(LANGUAGES[language].probe[0]) is None:  # the library check waits for a failed start
+            raise Missing(str(available(language)))
         self.state = Path(tempfile.mkdtemp(prefix=f"blind4-{language}-"))
         env = {
             **os.environ,
@@ -156,6 +155,9 @@ class Running:
                 break
         lines = (self.state / "server.log").read_text(errors="replace").strip().splitlines()
         self.stop()
+        problem = available(language)  # a library missing (Sinatra, Mojolicious) names its Debian package
+        if problem:
+            raise Missing(problem)
         raise OSError(f"{language} server did not start: {lines[-1:] or 'no output'}")
 
     def _listening(self) -> bool:
