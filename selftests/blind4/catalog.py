@@ -296,6 +296,16 @@ FAULTS = [
         "JSON::ParserError not rescued: Sinatra's 500 page for a body that is not JSON.",
     ),
     fault(
+        "ruby_utf8_500",
+        "ruby",
+        "utf8_unchecked",
+        "create.reject.json",
+        Q_JSON,
+        "invalid_utf8",
+        "No UTF-8 check: JSON.parse copies the byte 0xFF into the name, JSON.generate refuses it: a 500 "
+        "(with the Error body) for a body that is not JSON text (RFC 8259 §8.1).",
+    ),
+    fault(
         "perl_loose_numeric",
         "perl",
         "loose_numeric",

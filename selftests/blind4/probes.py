@@ -227,6 +227,17 @@ def invalid_json(c: Client) -> str | None:
     return _refused(c.post_raw('{"name": "Broken", '), "invalid JSON")
 
 
+def invalid_utf8(c: Client) -> str | None:
+    """RFC 8259 §8.1 (JSON text is UTF-8) and §4.2/§7: a name holding the byte 0xFF is refused with a 400
+    Error, or taken as the service reads it; never a 5xx, never a 4xx without the Error body."""
+    answer = c.call(
+        "POST", "/pets", data=b'{"name": "\xff", "categoryId": 1}', headers={"Content-Type": "application/json"}
+    )
+    if answer.status_code >= 500 or (answer.status_code >= 400 and error_body_problem(answer)):
+        return f"a name that is not UTF-8: {answer.status_code} {answer.text[:100]!r}"
+    return None
+
+
 FAULTS: dict[str, Callable[[Client], str | None]] = {
     f.__name__: f
     for f in (
@@ -242,5 +253,6 @@ FAULTS: dict[str, Callable[[Client], str | None]] = {
         collection_redirect,
         error_page,
         invalid_json,
+        invalid_utf8,
     )
 }
