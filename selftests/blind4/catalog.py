@@ -296,6 +296,17 @@ FAULTS = [
         "JSON::ParserError not rescued: Sinatra's 500 page for a body that is not JSON.",
     ),
     fault(
+        "ruby_parser_message_500",
+        "ruby",
+        "quote_parser_error",
+        "create.reject.json",
+        Q_JSON,
+        "invalid_json",
+        "No UTF-8 check (the parser is left to refuse bad bytes) and the 400's message quotes "
+        "JSON::ParserError's excerpt of the body: bytes that are not UTF-8 make JSON.generate fail on the "
+        "Error body itself, a 500.",
+    ),
+    fault(
         "ruby_utf8_500",
         "ruby",
         "utf8_unchecked",

@@ -223,8 +223,11 @@ def error_page(c: Client) -> str | None:
 
 
 def invalid_json(c: Client) -> str | None:
-    """§4.2/§7: a body that is not JSON gets 400 with the Error body."""
-    return _refused(c.post_raw('{"name": "Broken", '), "invalid JSON")
+    """§4.2/§7: a body that is not JSON gets 400 with the Error body, whatever bytes it holds."""
+    return _first(
+        _refused(c.post_raw('{"name": "Broken", '), "invalid JSON"),
+        _refused(c.call("POST", "/pets", data=b"\xff\xfe{", headers={"Content-Type": "application/json"}), "0xFF"),
+    )
 
 
 def invalid_utf8(c: Client) -> str | None:
