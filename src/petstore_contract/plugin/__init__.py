@@ -1,9 +1,10 @@
-"""The pytest plugin's entry module (entry point ``pytest11``): options, markers, the run, fixtures.
+"""The pytest plugin's entry module (entry point ``pytest11``): options, markers, the run.
 
 It acts only on runs that collect the contract suite, so that another project's tests in the same
-environment (and the project's own ``selftests/``) run untouched: for a contract run it builds the
-run's settings and registers the one session object (``session.ContractSession``) whose methods
-are the run's hooks.
+environment (and the project's own ``selftests/``) run untouched: it registers its options (all
+``--contract-*``) in every session, and only for a contract run its markers, the run's settings and
+the one session object (``session.ContractSession``) whose methods are the run's hooks.  The suite's
+fixtures are in its own conftest, which only a contract run loads.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from petstore_contract.core.records import TestRecord
 from petstore_contract.interface.clauses import section_markers
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.judging import waivers
-from petstore_contract.judging.expect import Judge, judge_of
 from petstore_contract.plugin import options
 from petstore_contract.plugin.finish import RECORD_ATTR
 from petstore_contract.plugin.session import CONTROLLER, WORKER, ContractSession
@@ -60,19 +60,6 @@ def _testpaths_include(config: pytest.Config, suite: Path) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for line in (
-        "clause(*ids): the clauses of clauses.toml that this test judges",
-        "writes: the test sends POST requests (not selected in read-only runs)",
-        "generated: a Schemathesis (property-based or stateful) test",
-        "deferred: a generated test whose cases are sent side by side while they are drawn",
-        "must: judges a MUST clause",
-        "should: judges a SHOULD clause",
-        "rfc: judges a clause that comes from an HTTP RFC",
-    ):
-        config.addinivalue_line("markers", line)
-    for name in section_markers():
-        section = name.removeprefix("section_").replace("_", ".")
-        config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     options.notice_deprecated(config)
     rooted = options.path_taken_for_tests(config) if not hasattr(config, "workerinput") else ""
     if rooted:
@@ -80,6 +67,9 @@ def pytest_configure(config: pytest.Config) -> None:
     heap.release()  # an earlier contract run of this process leaves nothing frozen for this session
     if not is_contract_run(config):
         return
+    # The suite's markers exist in its own runs only: another project's session (``--markers``,
+    # ``--strict-markers``) sees exactly the markers it registers itself.
+    _add_markers(config)
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
     in_charge = not hasattr(config, "workerinput")
     option = config.option
@@ -109,6 +99,22 @@ def pytest_configure(config: pytest.Config) -> None:
     if session.finishing is not None and config.getoption("htmlpath", None) and config.pluginmanager.hasplugin("html"):
         _register_pytest_html(config, run, session)
     config.option.base_url = settings.base_url
+
+
+def _add_markers(config: pytest.Config) -> None:
+    for line in (
+        "clause(*ids): the clauses of clauses.toml that this test judges",
+        "writes: the test sends POST requests (not selected in read-only runs)",
+        "generated: a Schemathesis (property-based or stateful) test",
+        "deferred: a generated test whose cases are sent side by side while they are drawn",
+        "must: judges a MUST clause",
+        "should: judges a SHOULD clause",
+        "rfc: judges a clause that comes from an HTTP RFC",
+    ):
+        config.addinivalue_line("markers", line)
+    for name in section_markers():
+        section = name.removeprefix("section_").replace("_", ".")
+        config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
 
 
 def _forget_test_modules() -> None:
@@ -201,29 +207,9 @@ def _start_embedded(read_only: bool) -> tuple[Any, Any]:
     return Target("embedded", server.base_url, key, read_only), server
 
 
-def _run_of(config: pytest.Config) -> Run:
+def run_of(config: pytest.Config) -> Run:
+    """The contract run of this session (the suite's conftest makes it a fixture); a skip outside one."""
     run = config.stash.get(RUN_KEY, None)
     if run is None:
         pytest.skip("not a contract run")
     return run
-
-
-@pytest.fixture(scope="session")
-def run(pytestconfig: pytest.Config) -> Run:
-    return _run_of(pytestconfig)
-
-
-@pytest.fixture(scope="session")
-def api(run: Run) -> Any:
-    return run.api
-
-
-@pytest.fixture(scope="session")
-def read_only(run: Run) -> bool:
-    return run.read_only
-
-
-@pytest.fixture
-def judge(request: pytest.FixtureRequest) -> Judge:
-    """Judges each clause of a test on its own (see ``expect``); the plugin reads it after the test."""
-    return judge_of(request.node)

@@ -127,27 +127,11 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 
-# Every option is ``--contract-<name>``, so that another plugin in the same environment keeps its
-# own ``--target`` or ``--concurrency``; ``--base-url`` is pytest-base-url's, which the suite reads.
+# Every option is ``--contract-<name>``, so that another plugin or a project's conftest in the same
+# environment keeps its own ``--target`` or ``--concurrency``: pytest loads this plugin into every
+# session of the environment, and argparse refuses a name registered twice.  The unprefixed names of
+# before issue 26 are gone (issue 47): an alias, even a deprecated one, breaks such a project.
 PREFIX = "--contract-"
-
-# The names before issue 26 (old -> new): still accepted for one release, with a one-line notice.
-RENAMED: dict[str, str] = {
-    "--target": "--contract-target",
-    "--read-only": "--contract-read-only",
-    "--allow-writes": "--contract-allow-writes",
-    "--request-timeout": "--contract-request-timeout",
-    "--concurrency": "--contract-concurrency",
-    "--child-processes": "--contract-child-processes",
-    "--ca-bundle": "--contract-ca-bundle",
-    "--client-cert": "--contract-client-cert",
-    "--client-key": "--contract-client-key",
-    "--no-proxy-env": "--contract-no-proxy-env",
-    "--report-dir": "--contract-report-dir",
-    "--run-budget": "--contract-run-budget",
-    "--max-body-bytes": "--contract-max-body-bytes",
-    "--circuit-breaker": "--contract-circuit-breaker",
-}
 
 # Options that no longer change anything (issue 32: the stateful walks run on the run's pool of threads,
 # not in child processes): still accepted, value checked as before, with a one-line notice.
@@ -160,37 +144,32 @@ FLAG: dict[str, str] = {dest: flag for flag, dest, _ in OPTIONS}
 
 
 def add_to(parser: pytest.Parser) -> None:
-    group = parser.getgroup("petstore", "Pet Store contract suite (a second name: the old one, deprecated)")
+    group = parser.getgroup("petstore", "Pet Store contract suite")
     for flag, dest, keywords in OPTIONS:
-        old = [name for name, new in RENAMED.items() if new == flag]
-        group.addoption(flag, *old, dest=dest, **keywords)
+        group.addoption(flag, dest=dest, **keywords)
 
 
 def deprecated_names(args: Iterable[str]) -> list[str]:
-    """The old names and the retired options among ``args`` (``--concurrency 4``, ``--concurrency=4``),
-    each once, in order."""
+    """The retired options among ``args`` (``--contract-child-processes none``, ``...=none``), each once, in order."""
     used: list[str] = []
     for arg in args:
         if arg == "--":  # what follows is not an option
             break
         name = arg.split("=", 1)[0]
-        if (name in RENAMED or name in RETIRED) and name not in used:
+        if name in RETIRED and name not in used:
             used.append(name)
     return used
 
 
 def deprecation_line(old: str) -> str:
-    retired = RETIRED.get(RENAMED.get(old, old))
-    if retired is not None:
-        return f"petstore-contract: {old} is deprecated and changes nothing ({retired}); it goes in the next release"
-    return f"petstore-contract: {old} is deprecated, use {RENAMED[old]} (the old name goes in the next release)"
+    return f"petstore-contract: {old} is deprecated and changes nothing ({RETIRED[old]}); it goes in the next release"
 
 
 def notice_deprecated(config: pytest.Config) -> None:
-    """One line on stderr for each old name the run was given: on its command line, in ``addopts`` or
-    in ``PYTEST_ADDOPTS``; the same for each retired option.  Once per run: xdist workers are given
-    their settings by the process that started them, which has said it.  Never an error, never a warning
-    (``-W error`` would make one fatal): the run and its exit code are the same with either name."""
+    """One line on stderr for each retired option the run was given: on its command line, in ``addopts``
+    or in ``PYTEST_ADDOPTS``.  Once per run: xdist workers are given their settings by the process that
+    started them, which has said it.  Never an error, never a warning (``-W error`` would make one
+    fatal): the run and its exit code are the same with or without it."""
     if hasattr(config, "workerinput"):
         return
     given = [
@@ -248,10 +227,9 @@ def path_taken_for_tests(config: pytest.Config) -> str:
     for flag, _, keywords in OPTIONS:
         if keywords.get("metavar") not in ("FILE", "DIR"):
             continue
-        names = {flag, *(old for old, new in RENAMED.items() if new == flag)}
         for name, value in itertools.pairwise(args):
             path = Path(config.invocation_params.dir, value)
-            if name in names and path.exists():
+            if name == flag and path.exists():
                 home = path.resolve() if path.is_dir() else path.resolve().parent
                 if home == config.rootpath:
                     return (
