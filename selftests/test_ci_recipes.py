@@ -429,3 +429,51 @@ def test_the_compare_step_fails_its_job_exactly_on_a_regression_or_an_error(code
         env = {"PATH": f"{stubs}:/usr/bin:/bin", "STUB_CODE": str(code)}
         done = command(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], env=env)
         assert done.returncode == code, job
+
+
+def _gitlab_job(pipeline: dict[str, Any], name: str) -> dict[str, Any]:
+    """A job with what it extends merged in (GitLab's ``extends``, one or more levels)."""
+    job = dict(pipeline[name])
+    parent = job.pop("extends", None)
+    return {**_gitlab_job(pipeline, parent), **job} if parent else job
+
+
+def test_recipes_install_the_pinned_runtime_and_cache_pip(github: dict[Any, Any], gitlab: dict[str, Any]) -> None:
+    """Every install uses constraints.txt (the same Schemathesis, Hypothesis and pytest every run), a job that
+    passes -n installs the parallel extra (pytest-xdist is optional), and pip's cache is keyed on the pins."""
+    for name, scripts in (("github", github_scripts(github)), ("gitlab", gitlab_scripts(gitlab))):
+        by_job: dict[str, str] = {}
+        for job, script in scripts:
+            by_job[job] = by_job.get(job, "") + script + "\n"
+        for job, script in by_job.items():
+            installs = [line for line in script.splitlines() if "pip install" in line]
+            if not installs:
+                continue
+            assert all("-c constraints.txt" in line for line in installs), (name, job, installs)
+            if re.search(r"pytest .*-n \d", script):
+                assert any(".[parallel]" in line for line in installs), (name, job, "runs -n without pytest-xdist")
+    for job in github["jobs"].values():
+        for step in job.get("steps", []):
+            if str(step.get("uses", "")).startswith("actions/setup-python"):
+                assert step["with"].get("cache") == "pip", step
+                assert step["with"].get("cache-dependency-path") == "constraints.txt", step
+    assert gitlab["variables"]["PIP_CACHE_DIR"].endswith(".cache/pip")
+    for name in gitlab:
+        job = gitlab[name]
+        if isinstance(job, dict) and any("pip install" in str(line) for line in job.get("before_script", [])):
+            cache = _gitlab_job(gitlab, name)["cache"]
+            assert cache["key"]["files"] == ["constraints.txt"] and ".cache/pip" in cache["paths"], name
+
+
+def test_ci_installs_the_readme_commands_with_the_constraints() -> None:
+    """.ci/run installs as the README's two commands do (the product alone, then the dev extra), with the pins."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    first_screen = "\n".join(README.read_text(encoding="utf-8").splitlines()[:25])
+    assert ".venv/bin/pip install -q -e . && .venv/bin/python -m pytest\n" in first_screen
+    assert ".venv/bin/pip install -q -e '.[dev]' && .venv/bin/python -m pytest selftests" in first_screen
+    lean = ci.index(".venv/bin/pip install -q -c constraints.txt -e .\n")
+    main_job = ci.index(".venv/bin/python -m pytest\n")
+    dev = ci.index(".venv/bin/pip install -q -c constraints.txt -e '.[dev]'")
+    assert lean < main_job < dev < ci.index(".venv/bin/python -m pytest selftests"), (
+        "the main job runs on the product alone"
+    )

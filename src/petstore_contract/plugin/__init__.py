@@ -37,6 +37,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_to(parser)
 
 
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    options.declare_base_url(early_config, parser)
+
+
 # -- the run ----------------------------------------------------------------------------------------
 
 
@@ -157,9 +161,11 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
         return settings, key or os.environ.get(settings.key_env, ""), None
     option = config.option
     options.check(option)
+    given, foreign = options.base_url_sources(config)
     try:
         target = resolve(
-            base_url=option.base_url,
+            base_url=given,
+            foreign=foreign,
             target_name=option.petstore_target,
             read_only=option.petstore_read_only,
             allow_writes=option.petstore_allow_writes,

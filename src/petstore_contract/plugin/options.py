@@ -182,6 +182,48 @@ def notice_deprecated(config: pytest.Config) -> None:
     sys.stderr.flush()
 
 
+def declare_base_url(early_config: pytest.Config, parser: pytest.Parser) -> None:
+    """``--base-url`` is pytest-base-url's; where that plugin is absent or disabled (``-p no:base_url``)
+    the suite declares the option itself, so that its documented command line works either way.
+
+    Called from ``pytest_load_initial_conftests``: by then every installed plugin is registered or
+    blocked, which ``pytest_addoption`` cannot know (the order in which entry points load is not
+    defined), and options added here are still parsed."""
+    loaded = (getattr(plugin, "__name__", "") for plugin in early_config.pluginmanager.get_plugins())
+    if "pytest_base_url.plugin" not in loaded:
+        parser.getgroup("petstore").addoption(
+            "--base-url", dest="base_url", metavar="URL", help="the deployment to judge (its base URL, ending in /v1)"
+        )
+
+
+def base_url_sources(config: pytest.Config) -> tuple[str | None, list[tuple[str, str]]]:
+    """``--base-url`` as given (command line, ``addopts``, ``PYTEST_ADDOPTS``), else None; and
+    pytest-base-url's other sources as (where, URL).
+
+    pytest-base-url makes ``PYTEST_BASE_URL`` the option's default and copies its ini ``base_url``
+    into the option in its own ``pytest_configure``, which may run before or after this plugin's:
+    the option's value alone cannot say where it came from, the words given can."""
+    words = [
+        *config.getini("addopts"),
+        *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+        *map(str, config.invocation_params.args),
+    ]
+    words = words[: words.index("--")] if "--" in words else words
+    given = any(word == "--base-url" or word.startswith("--base-url=") for word in words)
+    command_line = config.getoption("base_url", default=None) if given else None
+    foreign = []
+    if os.environ.get("PYTEST_BASE_URL"):
+        foreign.append(("PYTEST_BASE_URL", os.environ["PYTEST_BASE_URL"]))
+    try:
+        ini = config.getini("base_url")
+    except ValueError:  # pytest-base-url is not loaded: no such ini key
+        ini = ""
+    if ini:
+        home = config.inipath.name if config.inipath is not None else "the ini file"
+        foreign.append((f"base_url in {home}", str(ini)))
+    return command_line, foreign
+
+
 # Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
 # error is a usage screen, not one line.
 CHOICES = (

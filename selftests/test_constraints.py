@@ -1,0 +1,81 @@
+"""constraints.txt pins the suite's runtime, so that CI users judge with the same releases every run.
+
+It holds exactly the distributions the product needs at run time (its dependencies, theirs in turn, and
+the ``parallel`` extra's pytest-xdist), each as ``name==version``, each pin inside pyproject.toml's range
+for a direct dependency; the self-tests' material (the ``dev`` extra) is not in it.  ``.ci/run`` installs
+with it, so a pin that does not resolve fails CI.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[1]
+PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[0-9][^\s;#]*)$")
+
+
+def pins() -> dict[str, Version]:
+    found: dict[str, Version] = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        pin = PIN.match(line.strip())
+        assert pin, f"constraints.txt: not a pin: {line!r}"
+        name = canonicalize_name(pin["name"])
+        assert name not in found, f"constraints.txt pins {name} twice"
+        found[name] = Version(pin["version"])
+    return found
+
+
+def runtime_requirements() -> list[Requirement]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [Requirement(text) for text in (*project["dependencies"], *project["optional-dependencies"]["parallel"])]
+
+
+def closure(requirements: list[Requirement]) -> set[str]:
+    """The distributions these requirements pull in, as installed here (the environment's metadata)."""
+    seen: set[str] = set()
+    todo = [(requirement, "") for requirement in requirements]
+    while todo:
+        requirement, extra = todo.pop()
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        name = canonicalize_name(requirement.name)
+        first_time = name not in seen
+        seen.add(name)
+        for wanted in [""] * first_time + sorted(requirement.extras):
+            for text in metadata.distribution(name).requires or []:
+                todo.append((Requirement(text), wanted))
+    return seen
+
+
+def test_every_pin_is_one_exact_version() -> None:
+    assert len(pins()) >= 20
+
+
+def test_every_direct_dependency_is_pinned_inside_its_range() -> None:
+    pinned = pins()
+    for requirement in runtime_requirements():
+        name = canonicalize_name(requirement.name)
+        assert name in pinned, f"{name} is a runtime dependency and is not pinned in constraints.txt"
+        assert requirement.specifier.contains(pinned[name], prereleases=True), (
+            f"constraints.txt pins {name}=={pinned[name]}, outside pyproject.toml's {requirement.specifier}"
+        )
+
+
+def test_the_pins_are_the_runtime_and_nothing_else() -> None:
+    """Every distribution the runtime pulls in is pinned (a transitive release changes the judge too), and
+    nothing of the self-tests' material is."""
+    needed = closure(runtime_requirements())
+    pinned = set(pins())
+    assert needed - pinned == set(), "pulled in at run time, not pinned"
+    assert pinned - needed == set(), "pinned, not needed at run time"
+    assert {"schemathesis", "hypothesis", "pytest"} <= pinned
+    assert not {"ruff", "mypy", "playwright", "cosmic-ray", "django", "flask"} & pinned
