@@ -28,6 +28,7 @@ from petstore_contract.run.cases import GeneratedCases
 from petstore_contract.run.target import Target
 from petstore_contract.transport import RunGuard, TargetProblem, Transport, TransportOptions, har
 from petstore_contract.transport.shared import publish
+from petstore_contract.versions import version_facts
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_CONCURRENCY = 16
@@ -119,6 +120,7 @@ class Run:
             "concurrency": s.concurrency,
             "key_env": s.key_env,
             "suite_version": __version__,
+            **version_facts(),  # the judge: the same seed sends the same requests only with the same releases
             "spec_sha256": spec_checksum(),
             "replay": self.replay_command(),
         }
