@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, profiles
+from petstore_contract.defaults import DEFAULT_CONCURRENCY, DEFAULT_SEED, DEFAULT_TIMEOUT
 
 # The plugin's options, as data: (flags, dest, argparse keywords).
 OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -38,7 +38,7 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     (
         "--contract-seed",
         "petstore_seed",
-        {"type": int, "default": profiles.DEFAULT_SEED, "help": "seed of the generated tests"},
+        {"type": int, "default": DEFAULT_SEED, "help": "seed of the generated tests"},
     ),
     (
         "--contract-request-timeout",
@@ -224,17 +224,17 @@ def base_url_sources(config: pytest.Config) -> tuple[str | None, list[tuple[str,
     return command_line, foreign
 
 
-# Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
-# error is a usage screen, not one line.
-CHOICES = (
-    ("petstore_profile", tuple(profiles.PROFILES)),
-    ("petstore_child_processes", ("auto", "none")),  # retired: a value it never took is still an error
-)
-
-
 def check(option: Any) -> None:
     """A value out of its range or set is a usage error: one line, no traceback, the option's name."""
-    for dest, allowed in CHOICES:
+    from petstore_contract.run import profiles  # the run's modules load in contract runs only
+
+    # Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
+    # error is a usage screen, not one line.
+    choices = (
+        ("petstore_profile", tuple(profiles.PROFILES)),
+        ("petstore_child_processes", ("auto", "none")),  # retired: a value it never took is still an error
+    )
+    for dest, allowed in choices:
         if getattr(option, dest) not in allowed:
             raise pytest.UsageError(f"{FLAG[dest]} must be one of {', '.join(allowed)}, got {getattr(option, dest)!r}")
     for dest in ("petstore_timeout", "petstore_run_budget"):
