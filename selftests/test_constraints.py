@@ -79,3 +79,20 @@ def test_the_pins_are_the_runtime_and_nothing_else() -> None:
     assert pinned - needed == set(), "pinned, not needed at run time"
     assert {"schemathesis", "hypothesis", "pytest"} <= pinned
     assert not {"ruff", "mypy", "playwright", "cosmic-ray", "django", "flask"} & pinned
+
+
+def test_every_library_the_package_imports_is_a_declared_dependency() -> None:
+    """An import that only works because another dependency happens to pull its library in (urllib3 through
+    requests, MarkupSafe through Jinja2) breaks the day that dependency stops needing it."""
+    imported: set[str] = set()
+    for module in (ROOT / "src" / "petstore_contract").rglob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        imported |= set(re.findall(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", text, re.MULTILINE))
+    providers = metadata.packages_distributions()
+    third_party = {name for name in imported if name in providers and name != "petstore_contract"}
+    declared = {canonicalize_name(r.name) for r in runtime_requirements()}
+    undeclared = {
+        name: providers[name] for name in third_party if not {canonicalize_name(d) for d in providers[name]} & declared
+    }
+    assert undeclared == {}, f"imported by src/petstore_contract, not declared in pyproject.toml: {undeclared}"
+    assert {"urllib3", "markupsafe", "schemathesis", "yaml"} <= third_party
