@@ -28,7 +28,6 @@ import yaml
 
 from devtools import run_suite
 from devtools.launcher import ROOT
-from petstore_contract.plugin.options import RENAMED
 
 GITHUB = ROOT / "docs" / "ci" / "github-actions.yml"
 GITLAB = ROOT / "docs" / "ci" / "gitlab-ci.yml"
@@ -132,20 +131,13 @@ def pytest_invocations(line: str) -> Iterator[list[str]]:
             yield words[words.index("pytest") + 1 :]
 
 
-def current(text: str) -> str:
-    """``text`` with the suite's options under their current names: the recipes and the README may
-    still use an old name (``--target``), which works, with a deprecation notice, for one release."""
-    return re.sub(r"(?<![-\w])--[a-z-]+(?![-\w])", lambda m: RENAMED.get(m[0], m[0]), text)
-
-
 def options_of(args: list[str]) -> Iterator[tuple[str, str | None]]:
-    """(option, value) pairs: ``--x=v``, ``--x v`` and ``-m "expr"`` forms; an old name as its new one."""
+    """(option, value) pairs: ``--x=v``, ``--x v`` and ``-m "expr"`` forms."""
     words = iter(args)
     for word in words:
         if not word.startswith("-"):
             continue
         name, _, inline = word.partition("=")
-        name = RENAMED.get(name, name)
         value = inline or (next(words, None) if name in VALUE_OPTIONS and not inline else None)
         yield name, value
 
@@ -252,7 +244,7 @@ def test_github_gate_keeps_reports_and_promotes_only_when_conformant(github: dic
     assert downloads == {"production-baseline-reports": "production", "staging-contract-reports": "staging"}
     step = next(s for s in gate["steps"] if "pytest" in str(s.get("run", "")))
     assert step["env"]["PETSTORE_STAGING_API_KEY"] == "${{ secrets.PETSTORE_STAGING_API_KEY }}"
-    assert "--contract-target staging" in current(step["run"])
+    assert "--contract-target staging" in step["run"]
     smoke = next(s for s in jobs["production-smoke"]["steps"] if "pytest" in str(s.get("run", "")))
     assert smoke["env"]["PETSTORE_PRODUCTION_API_KEY"] == "${{ secrets.PETSTORE_PRODUCTION_API_KEY }}"
     assert_read_only_production(smoke["run"])
@@ -293,7 +285,7 @@ def test_gitlab_gate_keeps_reports_and_promotes_only_when_conformant(gitlab: dic
     assert gitlab["production-baseline"]["stage"] == "gate"
     assert_read_only_production(gitlab["production-baseline"]["script"][0])
     assert "when" not in gitlab["promote"] and "allow_failure" not in gitlab["staging-gate"]
-    assert "--contract-target staging" in current(gitlab["staging-gate"]["script"][0])
+    assert "--contract-target staging" in gitlab["staging-gate"]["script"][0]
     assert_read_only_production(gitlab["production-smoke"]["script"][0])
     assert "API_KEY" not in GITLAB.read_text(encoding="utf-8").split("stages:")[1], "keys come from CI/CD variables"
 
@@ -354,7 +346,7 @@ def test_recipe_shell_maps_exit_codes(job: str, script: str, scenario: str, tmp_
     done = command(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(tmp_path / "script.sh")], env=env)
     runs = (tmp_path / "runs").read_text(encoding="utf-8").splitlines()
     assert (done.returncode, len(runs)) == (expected_exit, expected_runs), done.stdout + done.stderr
-    assert all(current(run).startswith("-m pytest --contract-target ") for run in runs) and len(set(runs)) == 1, runs
+    assert all(run.startswith("-m pytest --contract-target ") for run in runs) and len(set(runs)) == 1, runs
     if job == "github:staging-gate":
         output = (tmp_path / "github-output").read_text(encoding="utf-8")
         assert output.splitlines() == [f"exit-code={expected_exit}"]
@@ -382,7 +374,6 @@ def test_the_suite_appends_its_summary_to_the_github_job_summary(tmp_path: Path)
 
 
 def assert_read_only_production(command: str) -> None:
-    command = current(command)
     assert "--contract-target production" in command and "--contract-read-only" in command
     assert "--contract-allow-writes" not in command
 

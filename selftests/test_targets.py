@@ -95,19 +95,6 @@ def test_environment_overrides_the_url(pyproject: Path, monkeypatch: pytest.Monk
     assert target is not None and target.base_url == "http://127.0.0.1:8080/v1"
 
 
-def test_petstore_base_url_overrides_a_named_target_but_keeps_its_key_and_mode(
-    pyproject: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", PRODUCTION_KEY)
-    monkeypatch.setenv("PETSTORE_PRODUCTION_BASE_URL", "http://127.0.0.1:8081/v1")
-    monkeypatch.setenv("PETSTORE_BASE_URL", "http://127.0.0.1:8082/v1")
-    target = resolve_with(pyproject, "production")
-    assert target is not None and target.base_url == "http://127.0.0.1:8082/v1"
-    assert target.read_only and target.key_env == "PETSTORE_PRODUCTION_API_KEY" and target.api_key == PRODUCTION_KEY
-    explicit = resolve_with(pyproject, "production", base_url="http://127.0.0.1:8083/v1")
-    assert explicit is not None and explicit.base_url == "http://127.0.0.1:8083/v1", "--base-url comes first"
-
-
 def test_a_url_override_keeps_production_read_only_and_its_key(
     pyproject: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -204,7 +191,7 @@ def test_the_key_is_never_in_a_repr_a_description_the_facts_or_the_worker_settin
 
 def run_pytest(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """The raw command line with no PETSTORE_ variable but ``env``'s (a usage error writes no report)."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_")}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PETSTORE_") and k != "PYTEST_BASE_URL"}
     return subprocess.run(
         [sys.executable, "-m", "pytest", str(suite_dir()), "-p", "no:cacheprovider", *args],
         cwd=cwd,

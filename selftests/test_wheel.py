@@ -156,6 +156,21 @@ def test_installed_wheel_certifies_and_verifies_from_an_empty_directory(wheel_en
     assert verified.returncode == 0 and verified.stdout.startswith("verified: conformant"), verified.stdout
 
 
+def test_installed_wheel_names_its_judge_and_has_help_for_every_subcommand(wheel_env: Path, tmp_path: Path) -> None:
+    """``--version`` names the judge's releases (a seed replays the same requests only with them)."""
+    version = subprocess.run(
+        [str(wheel_env), "-m", "petstore_contract.cli", "--version"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert version.returncode == 0 and re.fullmatch(
+        r"petstore-contract \S+ \(Schemathesis \S+, Hypothesis \S+, pytest \S+\)\n", version.stdout
+    ), version.stdout + version.stderr
+    for command in ("compare", "certify", "verify", "replay"):
+        done = subprocess.run(
+            [str(wheel_env), "-m", "petstore_contract.cli", command, "--help"], cwd=tmp_path, capture_output=True
+        )
+        assert done.returncode == 0, (command, done.stderr)
+
+
 COSMIC_RAY_IMPORT = re.compile(r"^\s*(import|from)\s+cosmic_ray\b", re.MULTILINE)
 # A module that defines one of the catalog's tables (``VARIANTS: dict[...] = ...``, ``FAULTS, RFC_QUOTES = ...``).
 CATALOG_TABLE = re.compile(r"^(FAULTS|RFC_QUOTES|REGISTERED|VARIANTS|UNJUDGEABLE)\b[^=\n]*=", re.MULTILINE)

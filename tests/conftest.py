@@ -1,7 +1,10 @@
-"""The fixtures of the contract suite: set-up's outcome (``petstore_contract.run.setup``).
+"""The fixtures of the contract suite: the run, its API, the judge, set-up's outcome
+(``petstore_contract.run.setup``).
 
-The run, its API and the judge come from the plugin (``petstore_contract.plugin``); set-up starts
-in the background as soon as the session knows the selection (``petstore_contract.plugin.session``).
+They live here, not in the plugin, so that another project's session in the same environment sees
+none of them (``selftests/test_unrelated_session.py``).  The run is the plugin's
+(``petstore_contract.plugin``); set-up starts in the background as soon as the session knows the
+selection (``petstore_contract.plugin.session``).
 """
 
 from __future__ import annotations
@@ -10,9 +13,32 @@ from typing import Any
 
 import pytest
 
+from petstore_contract.judging.expect import Judge, judge_of
+from petstore_contract.plugin import run_of
 from petstore_contract.run import Run
 from petstore_contract.run.api import Row
 from petstore_contract.run.setup import Grid, Prepared, Seeded, prepared_of
+
+
+@pytest.fixture(scope="session")
+def run(pytestconfig: pytest.Config) -> Run:
+    return run_of(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def api(run: Run) -> Any:
+    return run.api
+
+
+@pytest.fixture(scope="session")
+def read_only(run: Run) -> bool:
+    return run.read_only
+
+
+@pytest.fixture
+def judge(request: pytest.FixtureRequest) -> Judge:
+    """Judges each clause of a test on its own (see ``expect``); the plugin reads it after the test."""
+    return judge_of(request.node)
 
 
 @pytest.fixture(scope="session")

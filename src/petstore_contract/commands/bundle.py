@@ -272,8 +272,18 @@ def _check_har(path: Path, summary: dict[str, Any], listed: dict[str, Any]) -> N
 # -- the command ------------------------------------------------------------------------------------
 
 
+VERIFY_HELP = """usage: petstore-contract verify DIR
+
+Checks a certification bundle (petstore-contract certify --out DIR): every file against the manifest's
+hashes, the exchanges against the run's counts, and the verdict recomputed from the clauses.
+Exit 0: verified; 1: not verified (one line says why); 2: no such directory or a bad command line."""
+
+
 def main(argv: list[str]) -> int:
     """``petstore-contract verify DIR``."""
+    if argv in (["--help"], ["-h"]):
+        print(VERIFY_HELP)
+        return 0
     if len(argv) != 1 or argv[0].startswith("-"):
         print("petstore-contract verify: usage: petstore-contract verify DIR", file=sys.stderr)
         return EXIT_BAD_INPUT

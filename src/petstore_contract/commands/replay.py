@@ -53,7 +53,18 @@ class Bundled:
     key_env: str
 
 
+HELP = """usage: petstore-contract replay DIR FINDING_ID
+
+Sends the request of one finding of a certification bundle (its id is in summary.json and the reports)
+to the bundle's target again, with the key from the variable the bundle names, and judges the answer
+with the check the finding recorded.  Exit 1: still violated; 0: no longer reproduced; 6: cannot
+re-judge; 2: a bundle that does not verify, an unknown id, the key's variable not set."""
+
+
 def main(argv: list[str]) -> int:
+    if argv in (["--help"], ["-h"]):
+        print(HELP)
+        return 0
     if len(argv) != 2 or any(arg.startswith("-") for arg in argv):
         print("petstore-contract replay: usage: petstore-contract replay DIR FINDING_ID", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -3,6 +3,7 @@
 The bottom layer: it imports nothing else of the package.
 
 - ``document``: the document's constants, each defined once;
+- ``files``: where the spec's files and the suite's tests are (the wheel's, or the checkout's);
 - ``spec``: the OpenAPI document (``spec/openapi.yaml``) and its validators (``schema_errors``, a
   Pet's verdict kept per distinct object);
 - ``clauses`` + ``clauses.toml``: the clause registry (id, section, level, quote, statement,

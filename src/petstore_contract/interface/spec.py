@@ -6,7 +6,6 @@ import hashlib
 import os
 import re
 from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,17 +14,8 @@ import jsonschema
 import yaml
 
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
-
-
-def data_file(name: str) -> Path:
-    """A file of spec/: shipped in the wheel as package data, read from the checkout otherwise.
-
-    An editable install does not apply the wheel's force-include, so the checkout is the fallback.
-    """
-    shipped = files("petstore_contract") / "data" / name
-    if shipped.is_file():
-        return Path(str(shipped))
-    return Path(__file__).resolve().parents[3] / "spec" / name
+from petstore_contract.interface.files import data_file as data_file
+from petstore_contract.interface.files import suite_dir as suite_dir
 
 
 def spec_path() -> Path:
@@ -36,14 +26,6 @@ def spec_path() -> Path:
 
 def schemathesis_config_path() -> Path:
     return data_file("schemathesis.toml")
-
-
-def suite_dir() -> Path:
-    """The contract tests: the package's ``suite`` when installed from a wheel, else tests/ of the checkout."""
-    shipped = files("petstore_contract") / "suite"
-    if shipped.is_dir():
-        return Path(str(shipped))
-    return Path(__file__).resolve().parents[3] / "tests"
 
 
 @cache

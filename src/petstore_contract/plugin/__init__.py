@@ -1,46 +1,45 @@
-"""The pytest plugin's entry module (entry point ``pytest11``): options, markers, the run, fixtures.
+"""The pytest plugin's entry module (entry point ``pytest11``): options, markers, the run.
 
 It acts only on runs that collect the contract suite, so that another project's tests in the same
-environment (and the project's own ``selftests/``) run untouched: for a contract run it builds the
-run's settings and registers the one session object (``session.ContractSession``) whose methods
-are the run's hooks.
+environment (and the project's own ``selftests/``) run untouched: it registers its options (all
+``--contract-*``) in every session, and only for a contract run its markers, the run's settings and
+the one session object (``session.ContractSession``) whose methods are the run's hooks.  The suite's
+fixtures are in its own conftest, which only a contract run loads.
+
+This module imports only what every session needs (the options, where the suite lives): the run's
+modules (Schemathesis' schemas, jsonschema, PyYAML, the reports) load in ``start`` when a session turns
+out to be a contract run, so another project's session starts as fast as without the suite.
 
 The modules: ``options`` (the command-line options as data, and the checks of their values),
-``session`` (the session object, one per pytest process, controller or xdist worker), ``classify``
-(one test's outcome classified into a ``TestRecord``), ``stopping`` (SIGTERM and SIGHUP end a contract
-run as Ctrl-C does), ``finish`` (the end of a run in the controller: records, re-asks, verdict,
-reports, exit code).
+``start`` (what a contract run loads), ``session`` (the session object, one per pytest process,
+controller or xdist worker), ``classify`` (one test's outcome classified into a ``TestRecord``),
+``stopping`` (SIGTERM and SIGHUP end a contract run as Ctrl-C does), ``finish`` (the end of a run in
+the controller: records, re-asks, verdict, reports, exit code).
 """
 
 from __future__ import annotations
 
-import os
-import secrets
 import sys
-import tempfile
-import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
-from petstore_contract.commands import certify
-from petstore_contract.core.records import TestRecord
-from petstore_contract.interface.clauses import section_markers
-from petstore_contract.interface.spec import suite_dir
-from petstore_contract.judging import waivers
-from petstore_contract.judging.expect import Judge, judge_of
+from petstore_contract.interface.files import suite_dir
 from petstore_contract.plugin import options
-from petstore_contract.plugin.finish import RECORD_ATTR
-from petstore_contract.plugin.session import CONTROLLER, WORKER, ContractSession
-from petstore_contract.run import Run, RunSettings, heap, install
-from petstore_contract.run.target import TargetConfigError, resolve
 
-RUN_KEY = pytest.StashKey[Run]()
+if TYPE_CHECKING:
+    from petstore_contract.run import Run
+
+RUN_KEY = pytest.StashKey["Run"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_to(parser)
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    options.declare_base_url(early_config, parser)
 
 
 # -- the run ----------------------------------------------------------------------------------------
@@ -66,170 +65,25 @@ def _testpaths_include(config: pytest.Config, suite: Path) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for line in (
-        "clause(*ids): the clauses of clauses.toml that this test judges",
-        "writes: the test sends POST requests (not selected in read-only runs)",
-        "generated: a Schemathesis (property-based or stateful) test",
-        "deferred: a generated test whose cases are sent side by side while they are drawn",
-        "must: judges a MUST clause",
-        "should: judges a SHOULD clause",
-        "rfc: judges a clause that comes from an HTTP RFC",
-    ):
-        config.addinivalue_line("markers", line)
-    for name in section_markers():
-        section = name.removeprefix("section_").replace("_", ".")
-        config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
     options.notice_deprecated(config)
     rooted = options.path_taken_for_tests(config) if not hasattr(config, "workerinput") else ""
     if rooted:
         raise pytest.UsageError(rooted)
-    heap.release()  # an earlier contract run of this process leaves nothing frozen for this session
+    # An earlier contract run of this process (it imported the heap module) leaves nothing frozen for
+    # this session; a process that never ran the suite has nothing to release.
+    heap = sys.modules.get("petstore_contract.run.heap")
+    if heap is not None:
+        heap.release()
     if not is_contract_run(config):
         return
-    # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
-    in_charge = not hasattr(config, "workerinput")
-    option = config.option
-    refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
-    if refused:
-        raise pytest.UsageError(refused)
-    try:
-        waived = (
-            waivers.for_run(option.petstore_waivers, config.rootpath, option.petstore_certify) if in_charge else None
-        )
-    except waivers.WaiverError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    heap.relax()
-    # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
-    # before clean-ups, and find the long-lived objects still frozen.
-    config.add_cleanup(heap.restore)
-    settings, key, embedded = _settings(config)
-    run = Run(settings, key)
-    install(run)
-    _forget_test_modules()
-    config.stash[RUN_KEY] = run
-    role = WORKER if hasattr(config, "workerinput") else CONTROLLER
-    session = ContractSession(config, run, role, embedded)
-    if session.finishing is not None:
-        session.finishing.waivers = waived
-    config.pluginmanager.register(session, "petstore-session")
-    if session.finishing is not None and config.getoption("htmlpath", None) and config.pluginmanager.hasplugin("html"):
-        _register_pytest_html(config, run, session)
-    config.option.base_url = settings.base_url
+    from petstore_contract.plugin import start
+
+    start.contract_run(config, RUN_KEY)
 
 
-def _forget_test_modules() -> None:
-    """Drop the suite's test modules an earlier run of this process imported, so that this run's collection
-    imports them afresh.  pytest reuses a module already in ``sys.modules``, and ``test_generated.py``
-    builds its cases from the run at import: a second ``pytest.main`` in one process would otherwise draw
-    the first run's cases (its seed, its profile, and its POSTs in a read-only run)."""
-    suite = suite_dir().resolve()
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if file and Path(file).name.startswith("test_") and Path(file).resolve().parent == suite:
-            del sys.modules[name]
-
-
-def _register_pytest_html(config: pytest.Config, run: Run, session: ContractSession) -> None:
-    """The contract in pytest-html's report, as pytest-html registers its own: controller only."""
-    from petstore_contract.reporting.pytest_html_hooks import PytestHtmlContract
-
-    finishing = session.finishing
-    assert finishing is not None
-
-    def record(report: pytest.TestReport) -> TestRecord | None:
-        data = getattr(report, RECORD_ATTR, None)
-        return TestRecord.from_dict(data) if data is not None else None
-
-    hooks = PytestHtmlContract(run.facts(), run.redact, lambda: finishing.result, record)
-    config.pluginmanager.register(hooks, "petstore-pytest-html")
-
-
-def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
-    worker = getattr(config, "workerinput", None)
-    if worker is not None:
-        given = worker["petstore_settings"]
-        try:
-            settings = RunSettings(**given)
-        except TypeError as exc:
-            raise pytest.UsageError(f"unusable run settings from the parent process: {exc}") from None
-        # The embedded reference's key reaches a worker in its workerinput, never the environment.
-        key = worker.get("petstore_key", "")
-        return settings, key or os.environ.get(settings.key_env, ""), None
-    option = config.option
-    options.check(option)
-    try:
-        target = resolve(
-            base_url=option.base_url,
-            target_name=option.petstore_target,
-            read_only=option.petstore_read_only,
-            allow_writes=option.petstore_allow_writes,
-            pyproject=config.rootpath / "pyproject.toml",
-        )
-    except TargetConfigError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    if option.petstore_certify and (target.read_only if target is not None else option.petstore_read_only):
-        raise pytest.UsageError(certify.READ_ONLY_REFUSED)
-    embedded = None
-    if target is None:
-        target, embedded = _start_embedded(option.petstore_read_only)
-    budget = option.petstore_run_budget
-    shared = tempfile.mkdtemp(prefix="petstore-run-")
-    settings = RunSettings(
-        target_name=target.name,
-        base_url=target.base_url,
-        key_env=target.key_env,
-        read_only=target.read_only,
-        profile=option.petstore_profile,
-        seed=option.petstore_seed,
-        run_id=secrets.token_hex(3),
-        timeout=option.petstore_timeout,
-        max_body_bytes=option.petstore_max_body,
-        trip_after=option.petstore_trip_after,
-        budget=budget,
-        deadline=time.time() + budget if budget else None,
-        concurrency=option.petstore_concurrency,
-        verify=option.petstore_ca_bundle or True,
-        client_cert=option.petstore_client_cert,
-        client_key=option.petstore_client_key,
-        use_proxy_env=not option.petstore_no_proxy_env,
-        shared_dir=shared,
-        record_dir=str(Path(option.petstore_record).resolve()) if option.petstore_record else "",
-    )
-    return settings, target.api_key, embedded
-
-
-def _start_embedded(read_only: bool) -> tuple[Any, Any]:
-    from petstore_contract.reference.child import ChildServer
-    from petstore_contract.run.target import Target
-
-    key = secrets.token_urlsafe(24)
-    server = ChildServer(key)  # listening already; it accepts once its process is up
-    return Target("embedded", server.base_url, key, read_only), server
-
-
-def _run_of(config: pytest.Config) -> Run:
+def run_of(config: pytest.Config) -> Run:
+    """The contract run of this session (the suite's conftest makes it a fixture); a skip outside one."""
     run = config.stash.get(RUN_KEY, None)
     if run is None:
         pytest.skip("not a contract run")
     return run
-
-
-@pytest.fixture(scope="session")
-def run(pytestconfig: pytest.Config) -> Run:
-    return _run_of(pytestconfig)
-
-
-@pytest.fixture(scope="session")
-def api(run: Run) -> Any:
-    return run.api
-
-
-@pytest.fixture(scope="session")
-def read_only(run: Run) -> bool:
-    return run.read_only
-
-
-@pytest.fixture
-def judge(request: pytest.FixtureRequest) -> Judge:
-    """Judges each clause of a test on its own (see ``expect``); the plugin reads it after the test."""
-    return judge_of(request.node)

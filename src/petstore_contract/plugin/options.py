@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.run import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, profiles
+from petstore_contract.defaults import DEFAULT_CONCURRENCY, DEFAULT_SEED, DEFAULT_TIMEOUT
 
 # The plugin's options, as data: (flags, dest, argparse keywords).
 OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -38,7 +38,7 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     (
         "--contract-seed",
         "petstore_seed",
-        {"type": int, "default": profiles.DEFAULT_SEED, "help": "seed of the generated tests"},
+        {"type": int, "default": DEFAULT_SEED, "help": "seed of the generated tests"},
     ),
     (
         "--contract-request-timeout",
@@ -127,27 +127,11 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
 )
 
 
-# Every option is ``--contract-<name>``, so that another plugin in the same environment keeps its
-# own ``--target`` or ``--concurrency``; ``--base-url`` is pytest-base-url's, which the suite reads.
+# Every option is ``--contract-<name>``, so that another plugin or a project's conftest in the same
+# environment keeps its own ``--target`` or ``--concurrency``: pytest loads this plugin into every
+# session of the environment, and argparse refuses a name registered twice.  The unprefixed names of
+# before issue 26 are gone (issue 47): an alias, even a deprecated one, breaks such a project.
 PREFIX = "--contract-"
-
-# The names before issue 26 (old -> new): still accepted for one release, with a one-line notice.
-RENAMED: dict[str, str] = {
-    "--target": "--contract-target",
-    "--read-only": "--contract-read-only",
-    "--allow-writes": "--contract-allow-writes",
-    "--request-timeout": "--contract-request-timeout",
-    "--concurrency": "--contract-concurrency",
-    "--child-processes": "--contract-child-processes",
-    "--ca-bundle": "--contract-ca-bundle",
-    "--client-cert": "--contract-client-cert",
-    "--client-key": "--contract-client-key",
-    "--no-proxy-env": "--contract-no-proxy-env",
-    "--report-dir": "--contract-report-dir",
-    "--run-budget": "--contract-run-budget",
-    "--max-body-bytes": "--contract-max-body-bytes",
-    "--circuit-breaker": "--contract-circuit-breaker",
-}
 
 # Options that no longer change anything (issue 32: the stateful walks run on the run's pool of threads,
 # not in child processes): still accepted, value checked as before, with a one-line notice.
@@ -160,37 +144,32 @@ FLAG: dict[str, str] = {dest: flag for flag, dest, _ in OPTIONS}
 
 
 def add_to(parser: pytest.Parser) -> None:
-    group = parser.getgroup("petstore", "Pet Store contract suite (a second name: the old one, deprecated)")
+    group = parser.getgroup("petstore", "Pet Store contract suite")
     for flag, dest, keywords in OPTIONS:
-        old = [name for name, new in RENAMED.items() if new == flag]
-        group.addoption(flag, *old, dest=dest, **keywords)
+        group.addoption(flag, dest=dest, **keywords)
 
 
 def deprecated_names(args: Iterable[str]) -> list[str]:
-    """The old names and the retired options among ``args`` (``--concurrency 4``, ``--concurrency=4``),
-    each once, in order."""
+    """The retired options among ``args`` (``--contract-child-processes none``, ``...=none``), each once, in order."""
     used: list[str] = []
     for arg in args:
         if arg == "--":  # what follows is not an option
             break
         name = arg.split("=", 1)[0]
-        if (name in RENAMED or name in RETIRED) and name not in used:
+        if name in RETIRED and name not in used:
             used.append(name)
     return used
 
 
 def deprecation_line(old: str) -> str:
-    retired = RETIRED.get(RENAMED.get(old, old))
-    if retired is not None:
-        return f"petstore-contract: {old} is deprecated and changes nothing ({retired}); it goes in the next release"
-    return f"petstore-contract: {old} is deprecated, use {RENAMED[old]} (the old name goes in the next release)"
+    return f"petstore-contract: {old} is deprecated and changes nothing ({RETIRED[old]}); it goes in the next release"
 
 
 def notice_deprecated(config: pytest.Config) -> None:
-    """One line on stderr for each old name the run was given: on its command line, in ``addopts`` or
-    in ``PYTEST_ADDOPTS``; the same for each retired option.  Once per run: xdist workers are given
-    their settings by the process that started them, which has said it.  Never an error, never a warning
-    (``-W error`` would make one fatal): the run and its exit code are the same with either name."""
+    """One line on stderr for each retired option the run was given: on its command line, in ``addopts``
+    or in ``PYTEST_ADDOPTS``.  Once per run: xdist workers are given their settings by the process that
+    started them, which has said it.  Never an error, never a warning (``-W error`` would make one
+    fatal): the run and its exit code are the same with or without it."""
     if hasattr(config, "workerinput"):
         return
     given = [
@@ -203,17 +182,59 @@ def notice_deprecated(config: pytest.Config) -> None:
     sys.stderr.flush()
 
 
-# Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
-# error is a usage screen, not one line.
-CHOICES = (
-    ("petstore_profile", tuple(profiles.PROFILES)),
-    ("petstore_child_processes", ("auto", "none")),  # retired: a value it never took is still an error
-)
+def declare_base_url(early_config: pytest.Config, parser: pytest.Parser) -> None:
+    """``--base-url`` is pytest-base-url's; where that plugin is absent or disabled (``-p no:base_url``)
+    the suite declares the option itself, so that its documented command line works either way.
+
+    Called from ``pytest_load_initial_conftests``: by then every installed plugin is registered or
+    blocked, which ``pytest_addoption`` cannot know (the order in which entry points load is not
+    defined), and options added here are still parsed."""
+    loaded = (getattr(plugin, "__name__", "") for plugin in early_config.pluginmanager.get_plugins())
+    if "pytest_base_url.plugin" not in loaded:
+        parser.getgroup("petstore").addoption(
+            "--base-url", dest="base_url", metavar="URL", help="the deployment to judge (its base URL, ending in /v1)"
+        )
+
+
+def base_url_sources(config: pytest.Config) -> tuple[str | None, list[tuple[str, str]]]:
+    """``--base-url`` as given (command line, ``addopts``, ``PYTEST_ADDOPTS``), else None; and
+    pytest-base-url's other sources as (where, URL).
+
+    pytest-base-url makes ``PYTEST_BASE_URL`` the option's default and copies its ini ``base_url``
+    into the option in its own ``pytest_configure``, which may run before or after this plugin's:
+    the option's value alone cannot say where it came from, the words given can."""
+    words = [
+        *config.getini("addopts"),
+        *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+        *map(str, config.invocation_params.args),
+    ]
+    words = words[: words.index("--")] if "--" in words else words
+    given = any(word == "--base-url" or word.startswith("--base-url=") for word in words)
+    command_line = config.getoption("base_url", default=None) if given else None
+    foreign = []
+    if os.environ.get("PYTEST_BASE_URL"):
+        foreign.append(("PYTEST_BASE_URL", os.environ["PYTEST_BASE_URL"]))
+    try:
+        ini = config.getini("base_url")
+    except ValueError:  # pytest-base-url is not loaded: no such ini key
+        ini = ""
+    if ini:
+        home = config.inipath.name if config.inipath is not None else "the ini file"
+        foreign.append((f"base_url in {home}", str(ini)))
+    return command_line, foreign
 
 
 def check(option: Any) -> None:
     """A value out of its range or set is a usage error: one line, no traceback, the option's name."""
-    for dest, allowed in CHOICES:
+    from petstore_contract.run import profiles  # the run's modules load in contract runs only
+
+    # Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
+    # error is a usage screen, not one line.
+    choices = (
+        ("petstore_profile", tuple(profiles.PROFILES)),
+        ("petstore_child_processes", ("auto", "none")),  # retired: a value it never took is still an error
+    )
+    for dest, allowed in choices:
         if getattr(option, dest) not in allowed:
             raise pytest.UsageError(f"{FLAG[dest]} must be one of {', '.join(allowed)}, got {getattr(option, dest)!r}")
     for dest in ("petstore_timeout", "petstore_run_budget"):
@@ -248,10 +269,9 @@ def path_taken_for_tests(config: pytest.Config) -> str:
     for flag, _, keywords in OPTIONS:
         if keywords.get("metavar") not in ("FILE", "DIR"):
             continue
-        names = {flag, *(old for old, new in RENAMED.items() if new == flag)}
         for name, value in itertools.pairwise(args):
             path = Path(config.invocation_params.dir, value)
-            if name in names and path.exists():
+            if name == flag and path.exists():
                 home = path.resolve() if path.is_dir() else path.resolve().parent
                 if home == config.rootpath:
                     return (

@@ -34,6 +34,9 @@ FACTS = (  # Environment table row -> the run's fact
     ("Key variable", "key_env"),
     ("Spec SHA-256", "spec_sha256"),
     ("Suite version", "suite_version"),
+    ("Schemathesis version", "schemathesis_version"),
+    ("Hypothesis version", "hypothesis_version"),
+    ("pytest version", "pytest_version"),
     ("Replay", "replay"),
 )
 ORDER = {VIOLATED: 0, UNDECIDED: 1, CONFORMS: 2}  # what is broken first

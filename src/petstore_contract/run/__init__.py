@@ -28,6 +28,8 @@ from typing import Any, TypeVar
 
 from petstore_contract import __version__
 from petstore_contract.core.redaction import KeyFragments, Redactor
+from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
+from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from petstore_contract.interface.spec import spec_checksum
 from petstore_contract.judging import coverage, oracle
 from petstore_contract.run import profiles
@@ -38,9 +40,8 @@ from petstore_contract.run.selection import EVERY_WRITE
 from petstore_contract.run.target import Target
 from petstore_contract.transport import RunGuard, TargetProblem, Transport, TransportOptions, har
 from petstore_contract.transport.shared import publish
+from petstore_contract.versions import version_facts
 
-DEFAULT_TIMEOUT = 10.0
-DEFAULT_CONCURRENCY = 16
 ONCE_WAIT = 0.05
 T = TypeVar("T")
 FAILED, FAILED_KIND = "__failed__", "__failed_kind__"  # set-up that failed, as its result file says
@@ -132,6 +133,7 @@ class Run:
             "concurrency": s.concurrency,
             "key_env": s.key_env,
             "suite_version": __version__,
+            **version_facts(),  # the judge: the same seed sends the same requests only with the same releases
             "spec_sha256": spec_checksum(),
             "replay": self.replay_command(),
         }

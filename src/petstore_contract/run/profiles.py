@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEFAULT_SEED = 20301205  # fixed, so a CI failure replays exactly on a laptop
+from petstore_contract.defaults import DEFAULT_SEED as DEFAULT_SEED
 
 
 @dataclass(frozen=True)

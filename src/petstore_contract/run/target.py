@@ -1,8 +1,17 @@
 """Which server a run checks, with which key, and whether it may write there.
 
-Precedence of the URL: ``--base-url`` > ``PETSTORE_BASE_URL`` > ``--contract-target NAME`` (whose URL
-``PETSTORE_<NAME>_BASE_URL`` overrides) > the embedded reference.  A named target's key variable
-and read-only default hold whichever URL wins.
+One rule for the URL, first found wins (README, "Pointing the suite at a deployment"):
+
+1. ``--base-url`` on the command line;
+2. the named target's own variable, ``PETSTORE_<NAME>_BASE_URL`` (with ``--contract-target NAME``);
+3. the named target's ``base-url`` in ``pyproject.toml``;
+4. ``PETSTORE_BASE_URL``;
+5. the embedded reference.
+
+pytest-base-url's other sources (its ini ``base_url``, ``PYTEST_BASE_URL``) are another project's
+settings (a web app's address for pytest-playwright, say): they never choose where the key goes.
+Where one names another URL than the rule's, the run stops with one line naming both.
+A named target's key variable and read-only default hold whichever URL wins.
 The key always comes from the environment (``PETSTORE_API_KEY``, or the variable that a named
 target names), never from the command line, where process lists and CI logs would show it.
 """
@@ -11,6 +20,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +40,7 @@ class NamedTarget:
     base_url: str
     key_env: str
     read_only: bool
+    url_from: str = ""  # where base_url came from, for a message
 
 
 @dataclass(frozen=True)
@@ -56,12 +67,14 @@ def load_named_targets(pyproject: Path) -> dict[str, NamedTarget]:
     tables = data.get("tool", {}).get("petstore_contract", {}).get("targets", {})
     targets = {}
     for name, table in tables.items():
-        env_url = os.environ.get(f"PETSTORE_{name.upper()}_BASE_URL")
+        variable = f"PETSTORE_{name.upper()}_BASE_URL"
+        env_url = os.environ.get(variable)
         targets[name] = NamedTarget(
             name=name,
             base_url=env_url or table["base-url"],
             key_env=table.get("key-env", KEY_ENV),
             read_only=bool(table.get("read-only", False)),
+            url_from=variable if env_url else f"the {name} target's base-url in {pyproject.name}",
         )
     return targets
 
@@ -99,12 +112,14 @@ def resolve(
     read_only: bool,
     allow_writes: bool,
     pyproject: Path,
+    foreign: Sequence[tuple[str, str]] = (),
 ) -> Target | None:
     """The configured target, or None for the embedded reference.
 
-    A named target keeps its key variable and its read-only default even when the URL is
-    overridden (``--base-url``, ``PETSTORE_BASE_URL``): ``--contract-target production`` never writes
-    unless ``--contract-allow-writes`` says so, and never sends another environment's key.
+    ``base_url`` is ``--base-url`` as given on the command line; ``foreign`` holds pytest-base-url's
+    other sources as (where, URL).  A named target keeps its key variable and its read-only default
+    even when ``--base-url`` overrides its URL: ``--contract-target production`` never writes unless
+    ``--contract-allow-writes`` says so, and never sends another environment's key.
     """
     if read_only and allow_writes:
         raise TargetConfigError("--contract-read-only and --contract-allow-writes contradict each other; choose one")
@@ -114,7 +129,9 @@ def resolve(
             f"unknown --contract-target {target_name!r}; configured targets: {', '.join(sorted(named))}"
         )
     chosen = named.get(target_name) if target_name is not None else None
-    url = base_url or os.environ.get(URL_ENV) or (chosen.base_url if chosen else None)
+    url, source = chosen_url(base_url, chosen)
+    if not base_url:
+        _refuse_foreign(url, source, foreign)
     if not url:
         return None
     key_env = chosen.key_env if chosen else KEY_ENV
@@ -124,3 +141,25 @@ def resolve(
         raise TargetConfigError(f"{key_env} is not set: {where} needs its API key in that variable")
     writes_off = read_only or (chosen is not None and chosen.read_only and not allow_writes)
     return Target(target_name or "custom", check_base_url(url), key, writes_off, key_env)
+
+
+def chosen_url(base_url: str | None, chosen: NamedTarget | None) -> tuple[str | None, str]:
+    """The rule's URL (None: the embedded reference) and where it came from."""
+    if base_url:
+        return base_url, "--base-url"
+    if chosen is not None:
+        return chosen.base_url, chosen.url_from
+    if os.environ.get(URL_ENV):
+        return os.environ[URL_ENV], URL_ENV
+    return None, "the embedded reference"
+
+
+def _refuse_foreign(url: str | None, source: str, foreign: Sequence[tuple[str, str]]) -> None:
+    """A URL from pytest-base-url's other sources that is not the rule's: one line naming both."""
+    for where, other in foreign:
+        if other and (url is None or other.rstrip("/") != url.rstrip("/")):
+            judged = f"{url} (from {source})" if url else "the embedded reference (no deployment named)"
+            raise TargetConfigError(
+                f"base URL conflict: {where} names {other}, but the suite would judge {judged}; "
+                "pytest-base-url's settings never choose the suite's target: pass --base-url to choose"
+            )

@@ -1,0 +1,171 @@
+"""A contract run starts: markers, waivers, the run's settings and target, the session object.
+
+Imported by the plugin's ``pytest_configure`` only once a session turns out to run the suite
+(``plugin/__init__.py``), with everything the run needs.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from petstore_contract.commands import certify
+from petstore_contract.core.records import TestRecord
+from petstore_contract.interface.clauses import section_markers
+from petstore_contract.interface.spec import suite_dir
+from petstore_contract.judging import waivers
+from petstore_contract.plugin import options
+from petstore_contract.plugin.finish import RECORD_ATTR
+from petstore_contract.plugin.session import CONTROLLER, WORKER, ContractSession
+from petstore_contract.run import Run, RunSettings, heap, install
+from petstore_contract.run.target import TargetConfigError, resolve
+
+
+def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
+    # The suite's markers exist in its own runs only: another project's session (``--markers``,
+    # ``--strict-markers``) sees exactly the markers it registers itself.
+    _add_markers(config)
+    # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
+    in_charge = not hasattr(config, "workerinput")
+    option = config.option
+    refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
+    if refused:
+        raise pytest.UsageError(refused)
+    try:
+        waived = (
+            waivers.for_run(option.petstore_waivers, config.rootpath, option.petstore_certify) if in_charge else None
+        )
+    except waivers.WaiverError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    heap.relax()
+    # A clean-up, not unconfigure: pytest's own last full collections (unraisable exceptions) run
+    # before clean-ups, and find the long-lived objects still frozen.
+    config.add_cleanup(heap.restore)
+    settings, key, embedded = _settings(config)
+    run = Run(settings, key)
+    install(run)
+    _forget_test_modules()
+    config.stash[run_key] = run
+    role = WORKER if hasattr(config, "workerinput") else CONTROLLER
+    session = ContractSession(config, run, role, embedded)
+    if session.finishing is not None:
+        session.finishing.waivers = waived
+    config.pluginmanager.register(session, "petstore-session")
+    if session.finishing is not None and config.getoption("htmlpath", None) and config.pluginmanager.hasplugin("html"):
+        _register_pytest_html(config, run, session)
+    config.option.base_url = settings.base_url
+
+
+def _add_markers(config: pytest.Config) -> None:
+    for line in (
+        "clause(*ids): the clauses of clauses.toml that this test judges",
+        "writes: the test sends POST requests (not selected in read-only runs)",
+        "generated: a Schemathesis (property-based or stateful) test",
+        "deferred: a generated test whose cases are sent side by side while they are drawn",
+        "must: judges a MUST clause",
+        "should: judges a SHOULD clause",
+        "rfc: judges a clause that comes from an HTTP RFC",
+    ):
+        config.addinivalue_line("markers", line)
+    for name in section_markers():
+        section = name.removeprefix("section_").replace("_", ".")
+        config.addinivalue_line("markers", f"{name}: judges a clause of interface document §{section}")
+
+
+def _forget_test_modules() -> None:
+    """Drop the suite's test modules an earlier run of this process imported, so that this run's collection
+    imports them afresh.  pytest reuses a module already in ``sys.modules``, and ``test_generated.py``
+    builds its cases from the run at import: a second ``pytest.main`` in one process would otherwise draw
+    the first run's cases (its seed, its profile, and its POSTs in a read-only run)."""
+    suite = suite_dir().resolve()
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).name.startswith("test_") and Path(file).resolve().parent == suite:
+            del sys.modules[name]
+
+
+def _register_pytest_html(config: pytest.Config, run: Run, session: ContractSession) -> None:
+    """The contract in pytest-html's report, as pytest-html registers its own: controller only."""
+    from petstore_contract.reporting.pytest_html_hooks import PytestHtmlContract
+
+    finishing = session.finishing
+    assert finishing is not None
+
+    def record(report: pytest.TestReport) -> TestRecord | None:
+        data = getattr(report, RECORD_ATTR, None)
+        return TestRecord.from_dict(data) if data is not None else None
+
+    hooks = PytestHtmlContract(run.facts(), run.redact, lambda: finishing.result, record)
+    config.pluginmanager.register(hooks, "petstore-pytest-html")
+
+
+def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        given = worker["petstore_settings"]
+        try:
+            settings = RunSettings(**given)
+        except TypeError as exc:
+            raise pytest.UsageError(f"unusable run settings from the parent process: {exc}") from None
+        # The embedded reference's key reaches a worker in its workerinput, never the environment.
+        key = worker.get("petstore_key", "")
+        return settings, key or os.environ.get(settings.key_env, ""), None
+    option = config.option
+    options.check(option)
+    given, foreign = options.base_url_sources(config)
+    try:
+        target = resolve(
+            base_url=given,
+            foreign=foreign,
+            target_name=option.petstore_target,
+            read_only=option.petstore_read_only,
+            allow_writes=option.petstore_allow_writes,
+            pyproject=config.rootpath / "pyproject.toml",
+        )
+    except TargetConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if option.petstore_certify and (target.read_only if target is not None else option.petstore_read_only):
+        raise pytest.UsageError(certify.READ_ONLY_REFUSED)
+    embedded = None
+    if target is None:
+        target, embedded = _start_embedded(option.petstore_read_only)
+    budget = option.petstore_run_budget
+    shared = tempfile.mkdtemp(prefix="petstore-run-")
+    settings = RunSettings(
+        target_name=target.name,
+        base_url=target.base_url,
+        key_env=target.key_env,
+        read_only=target.read_only,
+        profile=option.petstore_profile,
+        seed=option.petstore_seed,
+        run_id=secrets.token_hex(3),
+        timeout=option.petstore_timeout,
+        max_body_bytes=option.petstore_max_body,
+        trip_after=option.petstore_trip_after,
+        budget=budget,
+        deadline=time.time() + budget if budget else None,
+        concurrency=option.petstore_concurrency,
+        verify=option.petstore_ca_bundle or True,
+        client_cert=option.petstore_client_cert,
+        client_key=option.petstore_client_key,
+        use_proxy_env=not option.petstore_no_proxy_env,
+        shared_dir=shared,
+        record_dir=str(Path(option.petstore_record).resolve()) if option.petstore_record else "",
+    )
+    return settings, target.api_key, embedded
+
+
+def _start_embedded(read_only: bool) -> tuple[Any, Any]:
+    from petstore_contract.reference.child import ChildServer
+    from petstore_contract.run.target import Target
+
+    key = secrets.token_urlsafe(24)
+    server = ChildServer(key)  # listening already; it accepts once its process is up
+    return Target("embedded", server.base_url, key, read_only), server
