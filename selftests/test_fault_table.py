@@ -295,6 +295,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "auth_415_before_key": lambda api: (
         api.post(data=b"{}", key=None, headers={"Content-Type": "text/plain"}).status_code == 415
     ),
+    "documented_path_redirected": lambda api: api.get(key=None, allow_redirects=False).status_code == 308,
     "read_by_name_collision": probe_name_collision,
     "store_latin1_names": probe_latin1_store,
     # GET /store/orders

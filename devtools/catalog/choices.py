@@ -4,6 +4,8 @@ compliant variant of that name (``catalog_app``).
 - ``integral-numbers``: an integer in another JSON spelling (``1e3``, ``1000.0``: JSON Schema counts
   both as the integer 1000) is accepted as that integer, where the reference refuses it with 400.  Both
   are compliant (issue 40: "accepted as that integer, or refused with 400"); neither stores another number.
+- ``deprecation-parameters``: the Deprecation Date carries a structured-field parameter (RFC 9651
+  §3.1.2), which the reference does not send.
 """
 
 from __future__ import annotations
@@ -21,4 +23,13 @@ class IntegralNumbers(Rules):
         return super().validate_category(body)
 
 
-RULED: dict[str, type[Rules]] = {"integral-numbers": IntegralNumbers}
+class DeprecationParameters(Rules):
+    """A Deprecation Item with a parameter (RFC 9651 §3.1.2: "Parameters are an ordered map of key-value
+    pairs that are associated with an Item"): still the Date RFC 9745 §2.1 asks for."""
+
+    def deprecation_headers(self, pet_id: int | None) -> dict[str, str]:
+        found = super().deprecation_headers(pet_id)
+        return {**found, "Deprecation": found["Deprecation"] + ';reason="replaced by GET /pets"'}
+
+
+RULED: dict[str, type[Rules]] = {"integral-numbers": IntegralNumbers, "deprecation-parameters": DeprecationParameters}
