@@ -59,6 +59,10 @@ class Seeded:
     plan: dict[str, Any] = field(default_factory=dict)
     created: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> every Pet set-up created
     early: dict[str, Any] = field(default_factory=dict)  # the early look (``_early_look``), as data
+    # The refused creates (``writeplan.rejected_bodies``), answered before the early look: their bodies by
+    # key, and what POST /pets answered (``api.answers_to_data``).
+    rejected: dict[str, Any] = field(default_factory=dict)
+    rejected_answers: dict[str, Any] = field(default_factory=dict)
     filler_ids: list[str] = field(default_factory=list)
     newest: dict[str, Any] | None = None  # the animal set-up created last, when it filled the store
 
@@ -176,6 +180,20 @@ def seed(run: Run, api: Api) -> Seeded:
     for key, answer in zip(keys, created[len(own) :], strict=True):
         _keep(seeded, plan[key], answer)
         seeded.plan[key] = {"sent": plan[key], **answers_to_data({"a": answer})["a"]}
+    # Every kind of refused create (required fields, types, status, JSON, credentials, media type) while the
+    # store is still small: the early look right after shows an animal a refusal still added, whatever the
+    # service's order (a refusal judged on a store grown past a page could not be).
+    # Beside them, a create carrying the id of the suite's first animal (create.id.assigned): that animal is
+    # read back after the grid (``_own_reads``), so a create that replaced it shows.
+    seeded.rejected = writeplan.rejected_bodies(run)
+    table = _rejected_requests(seeded.rejected)
+    held = writeplan.held_id_body(run, seeded.own[0]["id"]) if seeded.own else None
+    if held is not None:
+        table["client-held-id"] = Request("POST", "/pets", json_body=held)
+    answers = send_table(api, table)
+    if held is not None:
+        seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
+    seeded.rejected_answers = answers_to_data(answers)
     if seeded.whole_before:
         seeded.early = answers_to_data(_early_look(api))
         fillers = store.fillers_needed(pages[0], len(seeded.sent)) if pages[0] else 0
@@ -203,6 +221,15 @@ def _keep(seeded: Seeded, body: dict[str, Any], answer: Row) -> dict[str, Any] |
     seeded.sent[str(pet["id"])] = {**body, "status": pet.get("status")}  # what the service stored
     seeded.created[str(pet["id"])] = pet
     return pet
+
+
+def _rejected_requests(bodies: dict[str, Any]) -> dict[str, Request]:
+    def request(key: str, body: Any) -> Request:
+        if key.startswith("raw-"):
+            return Request("POST", "/pets", data=body)
+        return Request("POST", "/pets", json_body=body, **writeplan.REFUSED_FOR.get(key.removeprefix("refused-"), {}))
+
+    return {key: request(key, body) for key, body in bodies.items()}
 
 
 def _early_look(api: Api) -> dict[str, Row]:
