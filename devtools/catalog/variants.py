@@ -175,6 +175,10 @@ VARIANTS: dict[str, Variant] = {
             "it, before any key is read: a path the document does not describe, HTTP's to decide (fronts.FRONTED)",
         ),
         Variant(
+            name="repeated-key-refused",
+            summary="refuses a body that gives a member name twice with a 400 Error (choices.STORED)",
+        ),
+        Variant(
             name="deprecation-parameters",
             summary='sends Deprecation: @1767225600;reason="replaced by GET /pets", a Date with a parameter '
             "(RFC 9651 §3.1.2: parameters on an Item; choices.RULED)",

@@ -229,10 +229,12 @@ def rejected_bodies(run: Run) -> dict[str, Any]:
     return bodies
 
 
-def held_id_body(run: Run, held: int) -> dict[str, Any]:
+def held_id_body(run: Run, held: dict[str, Any]) -> dict[str, Any]:
     """A NewPet carrying the id of an animal the run created (§2: the id is "assigned by the service on
-    creation"): a service that keeps a client's id it already holds replaces that animal."""
-    return {**run.new_pet("held-id", "pending"), "id": held}
+    creation"): a service that keeps a client's id it already holds replaces that animal.  Its status and
+    category are the held animal's (a replaced animal shows by its name, on its clause alone)."""
+    body = run.new_pet("held-id", held.get("status") if held.get("status") in STATUSES else None)
+    return {**body, "categoryId": held.get("categoryId", 1), "id": held["id"]}
 
 
 def own_bodies(run: Run, count: int) -> list[dict[str, Any]]:
