@@ -183,12 +183,12 @@ def seed(run: Run, api: Api) -> Seeded:
     for key, answer in zip(keys, created[len(own) :], strict=True):
         _keep(seeded, plan[key], answer)
         seeded.plan[key] = {"sent": plan[key], **answers_to_data({"a": answer})["a"]}
-    # Every kind of refused create (required fields, types, status, JSON, credentials, media type) while the
+    # Every kind of refused create (required fields, types, status, JSON, credentials, media type, size) while the
     # store is still small: the early look right after shows an animal a refusal still added, whatever the
     # service's order (a refusal judged on a store grown past a page could not be).
     # Beside them, a create carrying the id of the suite's first animal (create.id.assigned): that animal is
     # read back after the grid (``_own_reads``), so a create that replaced it shows.
-    seeded.rejected = writeplan.rejected_bodies(run)
+    seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
     table = _rejected_requests(seeded.rejected)
     held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
     if held is not None:

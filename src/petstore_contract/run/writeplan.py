@@ -216,7 +216,13 @@ REFUSED_FOR: dict[str, dict[str, Any]] = {  # the options of the request (``api.
 }
 
 
-def rejected_bodies(run: Run) -> dict[str, Any]:
+# Just past Express's default body limit (100 KiB), a NewPet without its categoryId: refused by every
+# compliant service, with a 400 Error or (its size refused first) a 413 Error (RFC 9110 §15.5.14).  Only to
+# a store seen whole: a faulty service that keeps it would put 100 KiB on every page of a shared store.
+TOO_LARGE = 100 * 1024 + 1
+
+
+def rejected_bodies(run: Run, crowded: bool = False) -> dict[str, Any]:
     """Each refused create's body by its key (``reject-<case>``, ``raw-<case>``, ``refused-<reason>``): a
     valid name is the run's own, so that an animal a refusal still added shows under it."""
     bodies: dict[str, Any] = {}
@@ -226,6 +232,9 @@ def rejected_bodies(run: Run) -> dict[str, Any]:
             bodies[f"reject-{name}"] = named
     bodies |= {f"raw-{name}": raw for name, raw in REJECTED_RAW.items()}
     bodies |= {f"refused-{reason}": run.new_pet(f"refused-{reason}", "sold") for reason in REFUSED_FOR}
+    if not crowded:
+        name = run.name("refused-size-")
+        bodies["refused-too-large"] = {"name": name + "B" * (TOO_LARGE - len(name)), "status": "sold"}
     return bodies
 
 
