@@ -27,6 +27,7 @@ a request it describes is judged, and no 3xx is in its Responses table).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -171,8 +172,7 @@ class Oracle:
 
     def redirect(self, answer: _Answer) -> list[Finding]:
         """A 3xx to a request the document describes (its method and path, with or without the key): §4's
-        Responses tables list none, so a client that does not follow redirects gets no Pet and no 401
-        (``responses.documented``, whatever the credential: the table decides before the key is read)."""
+        Responses tables list none; a client that does not follow redirects gets no Pet and no 401."""
         request = answer.seen.request
         operation = operation_id(request.method or "GET", request.url or "")
         found: list[Finding] = []
@@ -198,7 +198,8 @@ class Oracle:
         elif schema == "Pet[]":
             if check(Kind.PET_LIST, lambda: pets.extend(self._pet_list(answer))):
                 found += self.model.judge(operation, pets, answer)
-                self.refusals.animals_shown(pets, answer)
+            # A refused create's animal shows whatever its shape (kept with the status it was refused for, say).
+            self.refusals.animals_shown(pets or _items(answer), answer)
         elif schema == "Error":
             check(Kind.ERROR_BODY, lambda: expect.error_body(answer))
             if operation == "getPet" and status == 404 and (pet_id := _pet_id(request.url or "")) is not None:
@@ -323,6 +324,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _location(seen: Observed) -> bool:
     return any(name.lower() == "location" and value for name, value in seen.headers)
+
+
+def _items(answer: _Answer) -> list[Any]:
+    with contextlib.suppress(Mismatch):
+        return body if isinstance(body := answer.json(), list) else []
+    return []
 
 
 def _described(seen: Observed) -> bool:
