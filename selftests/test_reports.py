@@ -169,7 +169,10 @@ def test_curl_replays_the_request_in_a_shell(runs: dict[str, RunResult]) -> None
     """The page's command, run by sh with curl replaced by an echo: the key expands, nothing else does."""
     page = html.render(runs["not-conformant"])
     exchanges = {
-        f.exchange.curl(): f.exchange for c in runs["not-conformant"].clauses for f in c.findings if f.exchange
+        f.exchange.curl(KEY_VARIABLE): f.exchange
+        for c in runs["not-conformant"].clauses
+        for f in c.findings
+        if f.exchange
     }
     shown = [unescape(text) for text in PRE.findall(page) if text.startswith("curl ")]
     checked = 0
@@ -185,7 +188,7 @@ def test_curl_replays_the_request_in_a_shell(runs: dict[str, RunResult]) -> None
         assert argv[-1] == exchange.url
         assert f"Authorization: Bearer {KEY}" in argv
         if exchange.request_body is not None:
-            assert argv[argv.index("--data-binary") + 1] == exchange.request_body  # "$dog" stays literal
+            assert argv[argv.index("--data-raw") + 1] == exchange.request_body  # "$dog" stays literal
         checked += 1
     assert checked >= 3
 

@@ -7,6 +7,9 @@ tests"), print its verdict line and exit 6 within about 5 s, and leave no proces
 (the embedded reference, xdist workers, the stateful walks' child processes).
 
 Each run starts in a session of its own, so that every process it starts can be found afterwards.
+A run against a target that holds it mid-way (every answer 100 ms away) gets its signal a few seconds
+into its tests; one against the embedded reference, which may finish in seconds on a fast machine, is
+held at its first test by ``selftests/plugins/hold_run.py`` and gets its signal there.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
 from petstore_contract.transport import RunGuard, TargetProblem
 
+PLUGINS = Path(__file__).resolve().parent / "plugins"
 SCHEMA = ROOT / "src" / "petstore_contract" / "reporting" / "summary.schema.json"
 STARTED = re.compile(r"^(collected \d+ items|\d+ workers \[\d+ items\])", re.MULTILINE)
 INTO_THE_RUN = 3.0  # seconds after the tests started
@@ -52,12 +56,16 @@ def _session_members(sid: int) -> list[str]:
 
 
 def _stop_a_run(
-    tmp_path: Path, signame: str, base_url: str | None, key: str, *args: str, group: bool = False
+    tmp_path: Path, signame: str, base_url: str | None, key: str, *args: str, group: bool = False, hold: bool = False
 ) -> dict[str, object]:
     reports = tmp_path / "reports"
     command = [word for word in suite_command(reports, base_url, args) if word != "-q"]  # "collected" shows
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "PYTEST_"))}
     env["PETSTORE_API_KEY"] = key
+    held = tmp_path / "held"
+    if hold:  # the run waits at its first test until the signal comes: no race with a fast machine
+        command += ["-p", "hold_run"]
+        env |= {"PYTHONPATH": str(PLUGINS), "HOLD_RUN_FILE": str(held)}
     output = tmp_path / "output.txt"
     with output.open("wb") as out:
         process = subprocess.Popen(
@@ -65,10 +73,11 @@ def _stop_a_run(
         )
     try:
         deadline = time.monotonic() + 300
-        while not STARTED.search(output.read_text(errors="replace")):
+        while not (held.exists() if hold else STARTED.search(output.read_text(errors="replace"))):
             assert process.poll() is None and time.monotonic() < deadline, output.read_text()[-3000:]
             time.sleep(0.1)
-        time.sleep(INTO_THE_RUN)
+        if not hold:
+            time.sleep(INTO_THE_RUN)
         assert process.poll() is None, "the run ended before the signal: " + output.read_text()[-2000:]
         sent = time.monotonic()
         if group:  # every process of the run gets it, the workers and the child processes too
@@ -123,7 +132,7 @@ def test_sigterm_against_a_slow_target(tmp_path: Path, args: tuple[str, ...], gr
 def test_sighup_with_the_embedded_reference(tmp_path: Path) -> None:
     """No --base-url: the run's own reference server process must stop with it."""
     key = "stop-" + secrets.token_urlsafe(12)  # the embedded reference makes its own; this one is never sent
-    stopped = _stop_a_run(tmp_path, "SIGHUP", None, key)
+    stopped = _stop_a_run(tmp_path, "SIGHUP", None, key, hold=True)
     _check(stopped, "SIGHUP", key)
 
 

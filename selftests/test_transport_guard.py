@@ -131,9 +131,12 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "throttled": 1,
         "throttle_wait_s": 1.5,
         "repeats_not_sent": 1,
-        "resent_writes": 0,
         "created": 0,
         "held_back": 0,
+        "connection_resets": 0,
+        "unknown_writes": 0,
+        "stalled_answers": 0,
+        "bodies_cut": 0,
         "concurrency_min": 2,
         "server_errors": [failed.to_dict()],
     }

@@ -1,4 +1,5 @@
-"""Issue 30, principles 2 and 4: set-up's plan of writes and the values at the edges of int64 and of names.
+"""Issue 30, principles 2 and 4: set-up's plan of writes and the values at the edges of int64 and of names;
+issue 47: the writes follow the selection (``-k test_orders`` writes nothing, the create tests no fillers).
 
 On an empty store, whatever the service's list order (newest first, oldest first, by name), every
 animal set-up created is seen on every list path (``list.found`` conforms: it is undecided as soon as
@@ -9,13 +10,18 @@ value edge the issue names, once, on an empty and on a crowded store.
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from devtools import SuiteRun
 from devtools.killmatrix import Scenario, run_catalog
+from hosted import run_hosted
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
+from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.run import setup, writeplan
 
 ORDERS = ("reference", "oldest-first", "by-name")  # newest first, oldest first, by name
@@ -85,3 +91,41 @@ def test_every_animal_is_seen_on_every_path_whatever_the_order(orders: dict[Scen
     assert found["exchanges"] >= 2 * 100, found
     for clause in ("create.echo", "read.found", "list.status.found", "list.limit.maximum"):
         assert clauses[clause]["outcome"] == "conforms", clauses[clause]
+
+
+# -- writes follow the selection (issue 47) ------------------------------------------------------------
+
+SELECTION_KEY = "write-plan-selection-key-61c2a9"
+# set-up's animals by the tag of their name (``Run.name``: pc-<run id>-<tag>...)
+SET_UP_TAG = re.compile(r"^pc-[0-9a-z]+-(own|plain|open|client-id|no-status|twin|fill)(?:-|$)")
+
+
+def _run_counting(*selection: str) -> tuple[SuiteRun, int, Counter[str]]:
+    """A quick run against a fresh reference; the POSTs that reached it, set-up's animals by tag."""
+    with BackgroundServer(build_app(SELECTION_KEY)) as server:
+        run = run_hosted(server.base_url, SELECTION_KEY, "--contract-profile", "quick", *selection, timeout=300)
+        store = server.app.state.store
+        tags = Counter(m.group(1) for pet in store.pets.values() if (m := SET_UP_TAG.match(str(pet.get("name")))))
+        return run, int(store.write_count), tags
+
+
+def test_a_run_of_the_orders_test_writes_nothing() -> None:
+    run, writes, _ = _run_counting("-k", "test_orders")
+    assert (run.exit_code, run.verdict) == (0, "conformant"), run.output[-3000:]
+    assert writes == 0 and run.summary["writes"] == 0, f"{writes} POSTs for a test that reads /store/orders"
+
+
+def test_a_run_of_the_create_tests_writes_no_fillers_and_a_full_run_writes_the_whole_plan() -> None:
+    create, create_writes, create_tags = _run_counting("-k", "test_create")
+    full, full_writes, full_tags = _run_counting()
+    for run in (create, full):
+        assert (run.exit_code, run.verdict) == (0, "conformant"), run.output[-3000:]
+    # The create tests judge set-up's own animals and its plan of writes: both made, no filler.
+    assert create_tags["own"] == 6 and create_tags["plain"] == 3 and create_tags["twin"] == 2, create_tags
+    assert create_tags["open"] >= 1 and create_tags["fill"] == 0, create_tags  # (an open case may rename it)
+    # The whole suite: the whole plan, and the fillers past a page of 100, as before the selection counted.
+    assert {tag: full_tags[tag] for tag in ("own", "plain", "open", "twin")} == {
+        tag: create_tags[tag] for tag in ("own", "plain", "open", "twin")
+    }
+    assert full_tags["fill"] >= 1 and full.summary["created"] >= 101, (full_tags, full.summary["created"])
+    assert 0 < create_writes < full_writes

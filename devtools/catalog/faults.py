@@ -36,6 +36,7 @@ class Fault:
     needs_complete_view: bool = False
     unseen_when_crowded: str = ""  # why the crowded store may hide it (see faults.toml)
     also_crowded: bool = False  # run on the crowded store too (see faults.toml)
+    intermittent: bool = False  # caught as the deployment's 5xx: inconclusive, never passed (see faults.toml)
 
 
 def _load() -> tuple[dict[str, Fault], frozenset[str]]:
@@ -52,6 +53,7 @@ def _load() -> tuple[dict[str, Fault], frozenset[str]]:
             needs_complete_view=row.get("needs-complete-view", False),
             unseen_when_crowded=row.get("unseen-when-crowded", ""),
             also_crowded=row.get("also-crowded", False),
+            intermittent=row.get("intermittent", False),
         )
         for name, row in data["faults"].items()
     }

@@ -10,12 +10,12 @@ trip from an xdist worker to the controller.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
 import pytest
 
+from petstore_contract.core import replay
 from petstore_contract.interface.spec import operation_of
 
 # 2: findings carry ``expectation``, ``signature`` and ``id``; the run carries ``problems``.
@@ -33,7 +33,10 @@ EXIT_CODES = {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}
 TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER = "target", "budget", "precondition", "throttled", "other"
 STORE_TOO_LARGE, NOT_SENT, EMPTY_STORE = "store_too_large", "not_sent", "empty_store"
 NOT_EXERCISED = "not_exercised"  # selected, but no check judged an exchange of the target for it
-BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER, NOT_EXERCISED})
+# A 5xx of the deployment (a gateway's page, a drained instance) that the same request did not get again:
+# no answer of the service to judge (``judging.flicker``).
+DEPLOYMENT = "deployment"
+BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER, NOT_EXERCISED, DEPLOYMENT})
 
 BODY_EXCERPT = 2000
 
@@ -63,16 +66,15 @@ class Exchange:
     response_body: str = ""  # an excerpt (``cut``)
     response_length: int = 0
     problem: str = ""
+    # The request body's exact bytes (base64) when they are not UTF-8: ``request_body`` shows them as
+    # U+FFFD, the replay sends these.  None for a UTF-8 body, which ``request_body`` holds exactly.
+    request_body_base64: str | None = None
 
-    def curl(self) -> str:
-        """A command that replays the request in a POSIX shell, the key taken from its variable."""
-        parts = ["curl", "-sS", "-i", "-X", _quote(self.method)]
-        for name, value in self.request_headers:
-            parts += ["-H", _quote(f"{name}: {value}")]
-        if self.request_body is not None:
-            parts += ["--data-binary", _quote(self.request_body)]
-        parts.append(_quote(self.url))
-        return " ".join(parts)
+    def curl(self, key_variable: str = "") -> str:
+        """A command that replays the request in a POSIX shell, exactly the bytes judged; only the key's
+        variable ``$<key_variable>`` is left to the shell (``core/replay.py``)."""
+        headers = self.request_headers
+        return replay.curl(self.method, self.url, headers, self.request_body, self.request_body_base64, key_variable)
 
     def header(self, name: str) -> str | None:
         for key, value in self.response_headers:
@@ -92,21 +94,6 @@ class Exchange:
         fields["request_headers"] = tuple(tuple(pair) for pair in data.get("request_headers", ()))
         fields["response_headers"] = tuple(tuple(pair) for pair in data.get("response_headers", ()))
         return cls(**fields)
-
-
-def _quote(text: str) -> str:
-    """Shell quoting that keeps ``$PETSTORE_...`` variables expandable and everything else literal."""
-    if "$" not in text:
-        return shlex.quote(text)
-    out = []
-    for index, char in enumerate(text):
-        if char == "$" and text[index + 1 : index + 2].isupper():
-            out.append("$")  # a key variable placed by the redactor
-        elif char in '"\\`$':
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
 
 
 class Signature(NamedTuple):
@@ -323,6 +310,11 @@ class RunResult:
     @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.verdict]
+
+    @property
+    def key_variable(self) -> str:
+        """The variable that holds the run's key (the one word a replay leaves to the shell)."""
+        return str(self.facts.get("key_env") or "")
 
     @property
     def process_exit_code(self) -> int:

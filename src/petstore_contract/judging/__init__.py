@@ -1,1 +1,23 @@
-"""Judging answers: checks, the placement of findings on clauses, the store arithmetic, the verdict."""
+"""Judging answers: checks, the placement of findings on clauses, the store arithmetic, the verdict.
+
+The modules (docs/architecture.md gives the judging model they make up):
+
+- ``expect``: the judgements shared by the tests, and the ``judge`` that puts each on its clause
+  (``JUDGE_FACTORY``: the seam a self-test plugin swaps);
+- ``checks``: the check registry: every kind a finding records (``core.kinds.Kind``) -> its check, the
+  clause the pipeline places it on, whether it can be asked again; placement derived from
+  ``clauses.toml`` and the OpenAPI document;
+- ``oracle``: the pipeline of every exchange, a watcher of the transport in every process that judges
+  every answer by the checks of its operation and status; ``tally`` merges what it judged at the end
+  and makes the findings no test reported into one record;
+- ``model``: the model of the store (one animal, one representation: ``list.item.same``);
+- ``refusals``: every refused create held against every animal the run sees
+  (``create.reject.nothing-created``);
+- ``generated`` and ``custom_checks``: Schemathesis' wiring, the suite's own checks of generated
+  answers, and the table that places each failure on a clause;
+- ``headers``: total readers of header values (sf-dates, HTTP dates, challenges, media types);
+- ``store``: page arithmetic and the complete-view proof, pure functions;
+- ``coverage``: what the run exercised, per request the answer meant and the answer got;
+- ``reask``: a finding's request asked once more at the end (reproduced, seen once, not re-asked);
+- ``verdict``: records -> clause outcomes -> verdict; ``waivers``: waivers.toml and the gate's exit code.
+"""

@@ -38,15 +38,15 @@ from petstore_contract.core.records import (
 )
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
-from petstore_contract.transport import TargetProblem
+from petstore_contract.transport import TargetProblem, throttling
 
 SHOWN = 200  # characters of a value quoted in an observation
 
 
 def throttled(exchange: Exchange | None) -> bool:
-    """A 429 that outlasted the waits its Retry-After asked for: the target would not answer, which
-    decides nothing (RFC 6585: the request was not processed) — never a violation by itself."""
-    return exchange is not None and exchange.status == 429
+    """A 429 (or a 503 with Retry-After) that outlasted the waits the transport gave it: the target
+    would not handle the request, which decides nothing (``transport.throttling``) — never a violation."""
+    return exchange is not None and throttling(exchange.status, exchange.header("Retry-After"))
 
 
 class Answer(Protocol):
@@ -245,7 +245,8 @@ class Judge:
             yield
         except Mismatch as exc:
             if exc.exchange is not None and throttled(exc.exchange):
-                self.undecided(Note((clause,), THROTTLED, f"the target kept answering 429 ({exc.exchange.url})"))
+                kept = f"the target kept answering {exc.exchange.status} ({exc.exchange.url})"
+                self.undecided(Note((clause,), THROTTLED, kept))
             else:
                 self.violated(exc.finding(clause))
         except Violation as exc:

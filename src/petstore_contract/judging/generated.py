@@ -32,8 +32,9 @@ import schemathesis
 from schemathesis import CheckResult, Config, GenerationMode, HookContext
 from schemathesis.errors import FailureGroup
 
+from petstore_contract.core import replay
 from petstore_contract.core.kinds import Kind
-from petstore_contract.core.records import Exchange, Finding, Violation, cut
+from petstore_contract.core.records import BODY_EXCERPT, Exchange, Finding, Violation, cut
 from petstore_contract.interface.clauses import CATCH_ALL, success_clause
 from petstore_contract.interface.document import STATUSES
 from petstore_contract.interface.silence import Placed, classify
@@ -251,14 +252,14 @@ def request_fingerprint(case: Any, base_url: str, headers: dict[str, str]) -> st
 def exchange_of(response: Any, redact: Any) -> Exchange:
     """The Schemathesis response (and the request it carries) as a redacted record."""
     request = response.request
-    body = request.body
-    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    text, exact = replay.recorded_body(request.body, redact)
     content = response.content or b""
     return Exchange(
         method=request.method,
         url=redact(request.url),
         request_headers=tuple((k, redact(v)) for k, v in request.headers.items() if k.lower() != "content-length"),
-        request_body=None if text is None else cut(redact(text)),
+        request_body=None if text is None else cut(text),
+        request_body_base64=exact if text is not None and len(text) <= BODY_EXCERPT else None,
         status=response.status_code,
         response_headers=tuple((k, redact(v)) for k, values in response.headers.items() for v in values),
         response_body=cut(redact(content.decode("utf-8", "replace"))),

@@ -51,7 +51,7 @@ from petstore_contract.judging.coverage import new_pet
 from petstore_contract.judging.model import StoreModel
 from petstore_contract.judging.refusals import Refusals
 from petstore_contract.transport import REDIRECTS, Observed
-from petstore_contract.transport.answers import build_exchange
+from petstore_contract.transport.answers import build_exchange, throttling
 
 TEST = "(every exchange of the run): the checks that apply to every answer"
 KEPT_PER_CHECK = 3  # findings kept per process for one clause and kind: evidence, not a log
@@ -110,6 +110,7 @@ class Oracle:
         self.findings: list[Finding] = []
         self.admitted: set[int] = set()  # ids handed out for invalid data the service accepted
         self.refusals = Refusals(self.plain, TEST)  # refused creates held against every animal shown
+        self.handed: list[dict[str, Any]] = []  # every 201 of POST /pets: its id, when, its exchange (``ids``)
         self._kept: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, seen: Observed) -> None:
@@ -142,6 +143,8 @@ class Oracle:
             return found
         if operation == "createPet":
             self.refusals.create_answered(request.body, answer.status, answer)
+            if answer.status == 201:
+                self._handed(answer)
         authorization = request.headers.get("Authorization")
         valid_key = self._valid(authorization)
         # Where the request stands (interface/silence.py): outside the document, HTTP decides its status;
@@ -240,6 +243,17 @@ class Oracle:
     def _credential_clause(self, request: Any, authorization: str | None) -> str:
         return "auth.missing" if authorization is None and not self._key_elsewhere(request) else "auth.invalid"
 
+    def _handed(self, answer: _Answer) -> None:
+        """An id a create answered, whichever part of the run sent it: ``ids.handed_twice`` holds them all."""
+        try:
+            body = answer.seen.json()
+        except (ValueError, RecursionError):
+            return
+        if isinstance(body, dict) and type(body.get("id")) is int:
+            handed = {"id": body["id"], "at": answer.seen.started, "exchange": answer.exchange.to_dict()}
+            with self._lock:
+                self.handed.append(handed)
+
     def _admitted(self, answer: _Answer) -> None:
         try:
             body = answer.json()
@@ -303,7 +317,7 @@ class Oracle:
         the end of the process, holds them all)."""
         with self._lock:
             findings = [finding.to_dict() for finding in [*self.findings, *self.refusals.findings()]]
-            return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings}
+            return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings, "handed": self.handed}
 
 
 def _evidenced(answer: _Answer, check: Callable[..., Any], *args: Any) -> Any:
@@ -343,12 +357,9 @@ def _described(seen: Observed) -> bool:
 
 
 def _throttled(answer: _Answer) -> bool:
-    """An answer the transport waits on and asks again (429, or 503 to a GET/HEAD with Retry-After): the
-    request was not processed (RFC 6585 §4, RFC 9110 §15.6.4); one kept as the final answer is judged
-    as a 5xx by ``verdict.server_errors_record``, as every 5xx the transport keeps."""
-    method = answer.seen.request.method or "GET"
-    later = answer.status == 503 and method in ("GET", "HEAD") and "retry-after" in answer.headers
-    return answer.status == 429 or later
+    """An answer the transport waits on and asks again (``transport.throttling``: 429, or 503 with
+    Retry-After, any method): the request was not handled (RFC 6585 §4, RFC 9110 §15.6.4)."""
+    return throttling(answer.status, answer.headers.get("retry-after"))
 
 
 def _pet_id(url: str) -> int | None:

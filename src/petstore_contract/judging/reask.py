@@ -6,12 +6,18 @@ own transport, so that it counts in the run's requests and meets the budget, the
 circuit breaker and the origin guard; the answer is judged by the check the finding recorded
 (``rejudge``).  The finding then says:
 
-- ``reproduced``: the same check failed again;
+- ``reproduced``: the same check failed again (a 5xx: twice more, in a row);
 - ``seen once``: the target answered and the check held (an intermittent fault is still a fault:
-  the finding stays, the verdict does not change);
+  the finding stays, the verdict does not change) — but for a finding whose answer was a 5xx, which
+  ``flicker.set_aside`` hands to the deployment;
 - ``not re-asked``, with the reason: not a safe method (never a POST), no request recorded, no check
   that judges one answer again, a request not kept whole, the limit of re-asks, the budget spent,
   or no answer.
+
+A finding whose answer was a 5xx is asked again whatever its check (a generated check's too): the
+question is whether the 5xx comes again (``expect.no_server_error``), not the check that happened to
+meet it (an HTML gateway page breaks ``errors.body`` and ``json.content-type`` as much as it breaks
+the clause of the test that sent the request).
 
 Identical requests are sent once and judged by each finding's check; at most ``MAX_REASKS`` go out,
 side by side on the run's pool, the first finding of each signature before the rest.
@@ -26,7 +32,8 @@ import requests
 from petstore_contract.core.records import NOT_REASKED, REPRODUCED, SEEN_ONCE, Exchange, Finding, Signature, TestRecord
 from petstore_contract.core.redaction import REDACTED
 from petstore_contract.judging import checks as rejudge
-from petstore_contract.transport import Answer, TargetProblem, Transport, origin
+from petstore_contract.judging import expect
+from petstore_contract.transport import Answer, TargetProblem, Transport, origin, throttling
 
 SAFE_METHODS = frozenset({"GET", "HEAD"})  # RFC 9110 §9.2.1: asking again changes nothing
 MAX_REASKS = 50  # requests per run: a target with hundreds of findings costs a bounded tail
@@ -49,6 +56,16 @@ class Reasked:
 
     records: list[TestRecord]
     sent: int
+
+
+def server_error(exchange: Exchange | None) -> bool:
+    """A 5xx answer that is no throttling (a 503 with Retry-After is waited out, never judged)."""
+    return (
+        exchange is not None
+        and exchange.status is not None
+        and exchange.status >= 500
+        and not throttling(exchange.status, exchange.header("Retry-After"))
+    )
 
 
 def whole(exchange: Exchange) -> bool:
@@ -94,11 +111,22 @@ def again(records: list[TestRecord], transport: Transport, blocked: str = "") ->
     }
     chosen = _chosen(records, plans)
     answers = dict(zip(chosen, transport.map(lambda request: _ask(transport, request), chosen), strict=True))
+    # A 5xx that comes again is asked a third time: a flickering gateway gives the same request two 5xx
+    # in a row rarely (1 % of answers: 1 in 10,000), a service that fails on it every time.
+    fivexx = {
+        plan[0]
+        for (r, f), plan in plans.items()
+        if not isinstance(plan, str) and server_error(records[r].findings[f].exchange)
+    }
+    twice = [r for r, answer in answers.items() if r in fivexx and isinstance(answer, Answer) and answer.status >= 500]
+    for request, third in zip(twice, transport.map(lambda request: _ask(transport, request), twice), strict=True):
+        if isinstance(third, Answer) and third.status < 500:
+            answers[request] = third
     marked = [
         replace(record, findings=[_marked(finding, plans[r, f], answers) for f, finding in enumerate(record.findings)])
         for r, record in enumerate(records)
     ]
-    return Reasked(marked, len(chosen))
+    return Reasked(marked, len(chosen) + len(twice))
 
 
 def _plan(finding: Finding, target: str, blocked: str) -> Plan:
@@ -113,10 +141,13 @@ def _plan(finding: Finding, target: str, blocked: str) -> Plan:
         return "its request went to another origin than the target's"
     if not whole(exchange):
         return "the recorded request is not whole (a value cut, or an encoding of the key redacted)"
-    try:
-        check = rejudge.check_for(finding.expectation)
-    except rejudge.CannotRejudge as exc:
-        return str(exc)
+    if server_error(exchange):
+        check: rejudge.Check = expect.no_server_error
+    else:
+        try:
+            check = rejudge.check_for(finding.expectation)
+        except rejudge.CannotRejudge as exc:
+            return str(exc)
     headers = tuple((name, value) for name, value in exchange.request_headers if name.lower() not in PER_CASE)
     return (exchange.method, exchange.url, headers, exchange.request_body), check
 
@@ -165,7 +196,7 @@ def _marked(finding: Finding, plan: Plan, answers: dict[Request, Answer | str]) 
 
 def _judged(finding: Finding, check: rejudge.Check, answer: Answer) -> Finding:
     asked = f"asked again at the end of the run: HTTP {answer.status}"
-    if answer.status == 429:  # throttled past its waits: the request was not processed (RFC 6585)
+    if throttling(answer.status, answer.headers.get("Retry-After")):  # past its waits: not handled
         return _with(finding, NOT_REASKED, f"{asked} (throttled): not judged")
     try:
         mismatch = rejudge.judge(check, answer)
@@ -174,6 +205,8 @@ def _judged(finding: Finding, check: rejudge.Check, answer: Answer) -> Finding:
         # violation it recorded was not seen again.
         return _with(finding, SEEN_ONCE, f"{asked}; {exc}")
     if mismatch is None:
+        if server_error(finding.exchange) and finding.exchange is not None:
+            return _with(finding, SEEN_ONCE, f"{asked}; the {finding.exchange.status} did not come again")
         return _with(finding, SEEN_ONCE, f"{asked}; {finding.expectation} held")
     return _with(finding, REPRODUCED, f"{asked}; expected {mismatch.expected}; observed {mismatch.observed}")
 

@@ -28,6 +28,7 @@ def merge(directory: str | Path | None, own: dict[str, Any]) -> dict[str, Any]:
         "judged": sum(int(t["judged"]) for t in tallies),
         "unanswered": sum(int(t["unanswered"]) for t in tallies),
         "findings": [Finding.from_dict(data) for t in tallies for data in t["findings"]],
+        "handed": [handed for t in tallies for handed in t.get("handed", ())],
     }
 
 

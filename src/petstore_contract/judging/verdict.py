@@ -127,6 +127,31 @@ def void(rows: list[ClauseResult], reason: str) -> list[ClauseResult]:
     return rows
 
 
+def checked_reasons(rows: list[ClauseResult], unknown_writes: int) -> list[ClauseResult]:
+    """Each undecided clause's declared reason checked against what the run saw before it may let the run
+    pass: "the store holds too few animals" is no longer known once a create's answer was lost (the store
+    may hold one more animal per such write than the suite knows of); the clause is then undecided for
+    that reason, which blocks.  A store too large to see whole stays too large, whatever was lost."""
+    if not unknown_writes:
+        return rows
+    lost = "a create's answer was lost" if unknown_writes == 1 else f"{unknown_writes} creates' answers were lost"
+    for row in rows:
+        if row.outcome != rec.UNDECIDED or not any(note.kind == rec.EMPTY_STORE for note in row.notes):
+            continue
+        row.notes = [
+            Note(
+                note.clauses,
+                rec.OTHER,
+                f"{lost}: the store may hold more animals than the suite knows of, so '{note.reason}' is not known",
+                note.blocked_by,
+            )
+            if note.kind == rec.EMPTY_STORE
+            else note
+            for note in row.notes
+        ]
+    return rows
+
+
 def blocking(row: ClauseResult) -> bool:
     """An undecided MUST clause that leaves the target unjudged: undecided for any reason other than
     those the registry declares for it (a store too large to see whole, an optional header not sent)."""
@@ -144,13 +169,16 @@ def decide(
     problems: list[str],
     records: list[TestRecord],
     warnings: list[str],
+    cause: str = "",
 ) -> RunResult:
-    """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted."""
+    """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted;
+    ``cause``: what the run saw behind its violations (a store that forgot its animals), said beside them."""
     violated = [r for r in rows if r.outcome == rec.VIOLATED and r.level == "MUST"]
     unsure = [r for r in rows if blocking(r)]
     if violated:
         verdict = rec.NOT_CONFORMANT
         reason = f"{len(violated)} of {_must(rows)} MUST clauses violated: {_ids(violated)}"
+        reason += f"; {cause}" if cause else ""
     elif not _must(rows):
         verdict, reason = rec.INCONCLUSIVE, problems[0] if problems else "no MUST clause was judged in this run"
     elif problems or unsure:

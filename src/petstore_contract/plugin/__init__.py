@@ -4,6 +4,12 @@ It acts only on runs that collect the contract suite, so that another project's 
 environment (and the project's own ``selftests/``) run untouched: for a contract run it builds the
 run's settings and registers the one session object (``session.ContractSession``) whose methods
 are the run's hooks.
+
+The modules: ``options`` (the command-line options as data, and the checks of their values),
+``session`` (the session object, one per pytest process, controller or xdist worker), ``classify``
+(one test's outcome classified into a ``TestRecord``), ``stopping`` (SIGTERM and SIGHUP end a contract
+run as Ctrl-C does), ``finish`` (the end of a run in the controller: records, re-asks, verdict,
+reports, exit code).
 """
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ class _Crash:
         self.message, self.path, self.lineno = message, "", 0
 
 
-def failure_text(record: TestRecord) -> str:
+def failure_text(record: TestRecord, key_variable: str = "") -> str:
     """First line: the clause and the broken expectation (JUnit's message); then the evidence."""
     lines = [f.summary() for f in record.findings] or [record.detail]
     for finding in record.findings[:3]:
@@ -158,7 +158,7 @@ def failure_text(record: TestRecord) -> str:
             exchange = finding.exchange
             lines += [
                 "",
-                f"{finding.clause}: replay: {exchange.curl()}",
+                f"{finding.clause}: replay: {exchange.curl(key_variable)}",
                 f"  answered HTTP {exchange.status}: {exchange.response_body[:500]}",
             ]
     return "\n".join(lines)

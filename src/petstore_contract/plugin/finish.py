@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Exchange, RunResult, TestRecord
-from petstore_contract.judging import coverage, reask, tally, waivers
-from petstore_contract.judging.verdict import clause_results, decide, server_errors_record, void
+from petstore_contract.judging import coverage, flicker, ids, reask, tally, waivers
+from petstore_contract.judging.verdict import checked_reasons, clause_results, decide, server_errors_record, void
 from petstore_contract.reporting import outputs
 from petstore_contract.run import Run
 from petstore_contract.transport import SERVER_ERRORS, merge_counters
+from petstore_contract.transport.guard import EVENT_EXAMPLES, event_lines
 
 RECORD_ATTR = "petstore_record"  # a plain dict on the TestReport: survives xdist serialisation
 INTERRUPTED, USAGE_ERROR, INTERNAL_ERROR, NO_TESTS = 2, 4, 3, 5
@@ -69,7 +70,8 @@ class Finish:
         if breaker or (
             first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")
         ):
-            found.append(f"the target did not answer: {first or breaker}")
+            cause = "answered too slowly" if "still arriving" in (first or breaker) else "did not answer"
+            found.append(f"the target {cause}: {first or breaker}")
         if self.key_rejected():
             found.append(
                 f"the configured key was rejected on every operation asked with it: check {self.run.settings.key_env}"
@@ -90,29 +92,43 @@ class Finish:
         records = list(self.records.values())
         unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
         every = [*records, unreported] if unreported is not None else records
-        # Every exchange of every process was judged by the pipeline (oracle.py): what no test reported.
-        universal = tally.unreported(self._pipeline()["findings"], every)
+        # Every exchange of every process was judged by the pipeline (oracle.py): what no test reported,
+        # and every id its creates were answered with, held together (``ids``).
+        pipeline = self._pipeline()
+        universal = tally.unreported(pipeline["findings"], every)
         every = [*every, universal] if universal is not None else every
-        # Problems first: asking the findings again must never change the verdict.
+        twice = ids.handed_twice(pipeline["handed"])
+        every = [*every, twice.record] if twice.record is not None else every
+        # Problems first: asking the findings again never hides one.  It can only tell a 5xx of the
+        # deployment from the service's (``flicker``): those findings are set aside, and the run says why.
         problems = self.problems(exitstatus, counters)
         reasked = reask.again(every, self.run.transport, self._reask_blocked(exitstatus))
-        records, judged = reasked.records[: len(records)], reasked.records
+        aside = flicker.set_aside(reasked.records)
+        if aside.problem:
+            problems.append(aside.problem)
+        records, judged = aside.records[: len(records)], aside.records
         if reasked.sent:
             counters = self._recounted()
+        events = event_lines(counters)
+        counters.pop(EVENT_EXAMPLES, None)
         facts = self.run.facts() | _timing(self.run.settings.started) | counters | processes
         facts["reasked"] = reasked.sent
         pipeline = self._pipeline()  # the re-asks' answers judged too
         facts["judged"], facts["unanswered"] = pipeline["judged"], pipeline["unanswered"]
-        rows = clause_results(judged)
+        rows = checked_reasons(clause_results(judged), int(counters.get("unknown_writes") or 0))
         if self.key_rejected():
             rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
-        warnings = [w for r in self.records.values() for w in r.warnings]
+        warnings = [
+            *events,
+            *([twice.cause] if twice.cause else []),
+            *(w for r in self.records.values() for w in r.warnings),
+        ]
         if self.run.redact.note:
             warnings.append(self.run.redact.note)
         # The boundary: whatever produced a string (a check, Schemathesis, the target's echo), every
         # output is rendered from this redacted copy.
         self.result = self.run.redact.scrub(
-            decide(rows, facts=facts, problems=problems, records=records, warnings=warnings)
+            decide(rows, facts=facts, problems=problems, records=records, warnings=warnings, cause=twice.cause)
         )
         if self.run.settings.shared_dir:
             merged = coverage.merge(self.run.settings.shared_dir)

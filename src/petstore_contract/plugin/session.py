@@ -33,7 +33,7 @@ from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reporting import outputs
 from petstore_contract.run import Run, ahead, heap, install
 from petstore_contract.run import setup as preparation
-from petstore_contract.run.selection import clause_ids, whole_suite_selected, will_run
+from petstore_contract.run.selection import clause_ids, needed_writes, whole_suite_selected, will_run
 from petstore_contract.transport import TargetProblem
 
 CONTROLLER, WORKER = "controller", "worker"
@@ -111,6 +111,10 @@ class ContractSession:
         worker starts each when its test runs, and ``--contract-concurrency 1`` keeps the tests' order."""
         runnable = [item for item in session.items if will_run(item)]
         if not session.config.option.collectonly and runnable:
+            if not whole_suite_selected(session.config):
+                # -k, -m, --deselect: set-up writes only what the selected tests judge.  (A whole-suite
+                # run started set-up during collection, with every part: what the whole suite needs.)
+                self.run.set_up_writes = needed_writes(runnable, suite_dir().resolve())
             preparation.start_set_up(self.run)
             early = self.role == CONTROLLER and self.run.settings.concurrency > 1
             ahead.start_needed(self.run, runnable, starters=early)
@@ -177,7 +181,7 @@ class ContractSession:
         setattr(report, RECORD_ATTR, record.to_dict())
         if report.failed:
             # pytest types longrepr as its own classes; FailureRepr offers the same reading interface.
-            report.longrepr = cast(Any, FailureRepr(self.run.redact(failure_text(record))))
+            report.longrepr = cast(Any, FailureRepr(self.run.redact(failure_text(record, self.run.settings.key_env))))
         elif report.skipped and isinstance(report.longrepr, tuple):
             path, line, reason = report.longrepr
             report.longrepr = (path, line, self.run.redact(str(reason)))

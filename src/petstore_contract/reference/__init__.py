@@ -6,6 +6,12 @@ stores through ``build_app``'s ``store_factory``.
 
 The names load on first use (PEP 562): the run's process imports ``reference.child`` to start the
 server in a process of its own, and needs neither Starlette nor uvicorn for that.
+
+The modules: ``app`` (the operations and the store), ``rules`` (the document's rules as the reference
+applies them), ``variants`` (the knobs: ``Variant`` and ``REFERENCE``), ``asgi`` (``build_app``: the
+routes under /v1, the request counter, the ``store_factory`` seam), ``child`` and ``sockets`` (the
+server in a process of its own, on a socket the run bound), ``server`` and ``__main__`` (the command
+line).
 """
 
 from __future__ import annotations

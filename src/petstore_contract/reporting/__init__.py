@@ -2,9 +2,14 @@
 
 - ``write_reports(result, report_dir)``: report.html, summary.md and summary.json in ``report_dir``.
 - ``html.render``, ``markdown.render``, ``summary_json.render``: each file's text.
-- ``junit.rewrite(path, result)``: pytest's JUnit XML with one-line messages and the run's facts.
+- ``junit.rewrite(path, result)``: pytest's JUnit XML with one-line messages and the run's facts, and
+  (``junit_cases``) a testcase per selected clause and one for the verdict, so the file agrees with the exit code.
 - ``terminal.final_lines(result, paths)``: what the plugin prints last.
 - ``verdict_line(result)``: the one line all of them share.
+
+The other modules: ``view`` (what every output says, computed once), ``outputs`` (where reports go),
+``readback`` (a ``summary.json`` read back), ``pytest_html_hooks`` (the contract in pytest-html's
+report, with ``--html``); ``templates/`` and ``summary.schema.json`` beside them.
 
 Imports only go down: record and clauses, never the plugin.
 """

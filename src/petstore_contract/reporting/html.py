@@ -57,6 +57,7 @@ def context(result: RunResult) -> dict[str, Any]:
     sections = {c.id for c in view.violated_must(result)} | {c.id for c in view.violated_should(result)}
     undecided = [c for c in result.clauses if c.outcome == UNDECIDED]
     facts = view.fact_rows(result)
+    key = result.key_variable
     return {
         "verdict": result.verdict,
         "verdict_word": view.VERDICT_WORDS.get(result.verdict, result.verdict),
@@ -72,11 +73,11 @@ def context(result: RunResult) -> dict[str, Any]:
             "should": len(view.violated_should(result)),
         },
         "matrix": [_row(c, sections, undecided) for c in result.clauses],
-        "violated": [_section(c) for c in view.violated_must(result)],
+        "violated": [_section(c, key) for c in view.violated_must(result)],
         "undecided": _undecided(undecided),
         "undecided_count": len(undecided),
         "warning_count": len(view.violated_should(result)) + len(view.other_warnings(result)),
-        "should": [_section(c) for c in view.violated_should(result)],
+        "should": [_section(c, key) for c in view.violated_should(result)],
         "warnings": [cut(w, TEXT_LIMIT) for w in view.other_warnings(result)],
         "not_selected": [c.id for c in result.clauses if c.outcome == NOT_SELECTED],
         "appendix": [_appendix(c) for c in result.clauses if c.outcome != NOT_SELECTED],
@@ -131,7 +132,7 @@ def _outcome(clause: ClauseResult) -> dict[str, str]:
     return {"outcome": clause.outcome, "outcome_word": view.OUTCOME_WORDS.get(clause.outcome, clause.outcome)}
 
 
-def _section(clause: ClauseResult) -> dict[str, Any]:
+def _section(clause: ClauseResult, key: str) -> dict[str, Any]:
     folded = view.fold(clause.findings)
     return {
         "id": clause.id,
@@ -142,13 +143,13 @@ def _section(clause: ClauseResult) -> dict[str, Any]:
         "statement": _statement(clause.id),
         "findings": len(clause.findings),
         "distinct": len(folded),
-        "folded": [_folded(f) for f in folded[:FOLDED_SHOWN]],
+        "folded": [_folded(f, key) for f in folded[:FOLDED_SHOWN]],
         "folded_hidden": len(folded) - min(len(folded), FOLDED_SHOWN),
         "tests": len(clause.tests),
     }
 
 
-def _folded(folded: view.Folded) -> dict[str, Any]:
+def _folded(folded: view.Folded, key: str) -> dict[str, Any]:
     finding = folded.finding
     tests = [cut(t, TEST_NAME_LIMIT) for t in folded.tests[:TESTS_SHOWN]]
     return {
@@ -162,12 +163,12 @@ def _folded(folded: view.Folded) -> dict[str, Any]:
         "repeat_detail": cut(finding.repeat_detail, TEXT_LIMIT) if len(folded.repeats) == 1 else "",
         "tests": tests,
         "tests_hidden": len(folded.tests) - len(tests),
-        "exchange": _exchange(finding.exchange) if finding.exchange else None,
+        "exchange": _exchange(finding.exchange, key) if finding.exchange else None,
     }
 
 
-def _exchange(exchange: Exchange) -> dict[str, Any]:
-    command = exchange.curl()
+def _exchange(exchange: Exchange, key: str) -> dict[str, Any]:
+    command = exchange.curl(key)
     body = exchange.response_body
     if len(body) > 2 * BODY_EXCERPT:  # the record should have cut it already; never trust a size
         body = cut(body)

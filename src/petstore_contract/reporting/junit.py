@@ -1,19 +1,26 @@
-"""junit.xml after pytest wrote it: one-line messages, clause properties, the run's facts.
+"""junit.xml after pytest wrote it: one-line messages, clause testcases, the run's facts.
 
 pytest's junitxml puts a failed test's whole text in ``<failure message=...>``; CI front ends show
 that attribute as a title.  ``rewrite`` keeps the first line there (the plugin makes it
-``<clause>: expected ...; observed ... (METHOD URL)``) and the full text in the element's body, makes
-sure each testcase carries ``<property name="clause">`` for the clauses its test judges, and adds the
-run's facts, ``verdict`` and ``verdict_reason`` as suite properties.  It uses only the public
-``--junitxml`` output, so it works under pytest-xdist (call it in the controller's
-``pytest_unconfigure``, after junitxml's ``pytest_sessionfinish`` wrote the file).
+``<clause>: expected ...; observed ... (METHOD URL)``) and the full text in the element's body, adds
+one testcase per selected clause and one for the verdict (``junit_cases``: the exit code and the
+test view agree, whichever test or set-up exchange found a violation), and adds the run's facts,
+``verdict`` and ``verdict_reason`` as suite properties.  It uses only the public ``--junitxml``
+output, so it works under pytest-xdist (call it in the controller's ``pytest_unconfigure``, after
+junitxml's ``pytest_sessionfinish`` wrote the file).
 
-Schema: the result is the Jenkins xUnit plugin's junit-10.xsd plus the two things pytest's
-``junit_family=xunit1`` adds and that schema does not have: ``<properties>`` inside ``<testcase>``
-(the clause ids) and the testcase attributes ``file`` and ``line``.  Jenkins' JUnit plugin and
-GitLab read such files; a tool that validates against junit-10.xsd (Jenkins' xUnit plugin) wants
-``strict=True``, which moves the clause ids into the testcase's ``<system-out>`` and drops
-``file``/``line``.
+Schema, by ``junit_family``:
+
+- ``xunit2`` (pytest's default): the Jenkins JUnit 10 schema (junit-10.xsd), which pytest's own tests
+  validate xunit2 output against.  It has no testcase ``<properties>`` and no ``file``/``line``: the
+  clause ids of a pytest testcase go into its ``<system-out>`` ("clauses: ..."), and the suite-level
+  ``<properties>`` carry the run's facts.
+- ``xunit1`` (and ``legacy``): junit-10.xsd plus the two things pytest's xunit1 adds, testcase
+  ``<properties>`` (the clause ids, ``<property name="clause">``) and the attributes ``file`` and
+  ``line``.  pytest publishes no schema for it; selftests/data/junit-xunit1.xsd writes that one down.
+
+``strict=True`` gives the xunit2 form whatever the family (Jenkins' xUnit plugin validates against
+junit-10.xsd).
 """
 
 from __future__ import annotations
@@ -26,19 +33,23 @@ from typing import Any
 
 from petstore_contract.core import atomic
 from petstore_contract.core.records import REPEAT_WORDS, Finding, RunResult, cut
-from petstore_contract.reporting import view
+from petstore_contract.reporting import junit_cases, view
 
 MESSAGE_LIMIT = 1_000  # a one-line message longer than this is cut (the body keeps it whole)
 OUTCOME_TAGS = ("failure", "error", "skipped")
 XUNIT1_ATTRIBUTES = ("file", "line")
+# The families whose schema has testcase <properties> and file/line (pytest's junit_family values).
+XUNIT1_FAMILIES = ("xunit1", "legacy")
 ASKED_AGAIN = "Asked again at the end of the run:"  # heads the failure body's repeat lines
 ASKED_SHOWN = 20
 # XML 1.0 cannot carry these characters even as references; a server's bytes might contain them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def rewrite(path: Path, result: RunResult, *, strict: bool = False) -> None:
-    """Rewrite pytest's JUnit XML at ``path`` in place (see the module's docstring)."""
+def rewrite(path: Path, result: RunResult, *, family: str = "xunit1", strict: bool = False) -> None:
+    """Rewrite pytest's JUnit XML at ``path`` in place (see the module's docstring); ``family``: the
+    run's ``junit_family``."""
+    strict = strict or family not in XUNIT1_FAMILIES
     tree = ET.parse(path)
     root = tree.getroot()
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
@@ -46,6 +57,8 @@ def rewrite(path: Path, result: RunResult, *, strict: bool = False) -> None:
     findings_of = {address(record.nodeid): record.findings for record in result.records if record.findings}
     for suite in suites:
         for case in suite.iter("testcase"):
+            if case.get("classname") in junit_cases.OURS:
+                continue  # the suite's own testcases (a second rewrite): written whole below
             _one_line_messages(case)
             _asked_again(case, findings_of.get(_address_of(case), []))
             clauses = _ensure_clause_properties(case, clauses_of.get(_address_of(case), ()))
@@ -53,6 +66,7 @@ def rewrite(path: Path, result: RunResult, *, strict: bool = False) -> None:
                 _strict(case, clauses)
     if suites:
         _suite_properties(suites[0], result)
+        junit_cases.replace_cases(suites[0], result, _xml_text, MESSAGE_LIMIT)
     ET.indent(tree, space="  ")
     out = io.BytesIO()
     tree.write(out, encoding="utf-8", xml_declaration=True)
@@ -72,6 +86,8 @@ def suite_properties(result: RunResult) -> list[tuple[str, str]]:
         pairs += [("waiver", line) for line in view.waived_lines(result)]  # waived, expired, stale
     for name, value in view.public_facts(result.facts).items():
         pairs.append((name, "" if value is None else str(value)))
+    # What the run saw besides its verdict (the transport's events, a store that forgot), as every report says it.
+    pairs += [("warning", line) for line in view.other_warnings(result)]
     return [(name, _xml_text(value)) for name, value in pairs]
 
 
@@ -139,15 +155,15 @@ def _ensure_clause_properties(case: ET.Element, clauses: tuple[str, ...]) -> lis
 def _strict(case: ET.Element, clauses: list[str]) -> None:
     for name in XUNIT1_ATTRIBUTES:
         case.attrib.pop(name, None)
-    properties = case.find("properties")
-    if properties is not None:
+    for properties in case.findall("properties"):
         case.remove(properties)
     if clauses:
         out = case.find("system-out")
         if out is None:
             out = ET.SubElement(case, "system-out")
         line = "clauses: " + ", ".join(clauses)
-        out.text = f"{line}\n{out.text}" if out.text else line
+        if not (out.text or "").startswith(line):  # a second rewrite adds nothing
+            out.text = f"{line}\n{out.text}" if out.text else line
 
 
 def _address_of(case: ET.Element) -> tuple[str, str]:

@@ -90,7 +90,7 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
     if violated:
         lines += [f"### Violated clauses ({len(violated)})", ""]
         for clause in violated[:detailed]:
-            lines += _clause(clause)
+            lines += _clause(clause, result.key_variable)
         rest = violated[detailed:]
         if rest:
             findings = sum(len(c.findings) for c in rest)
@@ -155,7 +155,7 @@ def _undecided(result: RunResult) -> list[str]:
     return [*lines, ""]
 
 
-def _clause(clause: ClauseResult) -> list[str]:
+def _clause(clause: ClauseResult, key: str) -> list[str]:
     folded = view.fold(clause.findings)
     distinct = f", {len(folded)} distinct" if len(folded) != len(clause.findings) else ""
     lines = [
@@ -176,7 +176,7 @@ def _clause(clause: ClauseResult) -> list[str]:
         )
         lines += [f"Asked again: **{first.repeat}**{detail}", ""]
     if first.finding.exchange:
-        command = first.finding.exchange.curl()
+        command = first.finding.exchange.curl(key)
         if len(command) > CURL_LIMIT:
             lines += ["Command cut (too long for a job summary; report.html has it whole):", ""]
         lines += [block(cut(command, CURL_LIMIT), "sh"), ""]

@@ -32,11 +32,13 @@ def write_all(result: RunResult, config: pytest.Config) -> dict[str, Path]:
 
 
 def rewrite_junit(result: RunResult, config: pytest.Config) -> Path | None:
-    """pytest's JUnit file (written in its sessionfinish) with one-line messages and the run's facts."""
+    """pytest's JUnit file (written in its sessionfinish) with one-line messages, the clauses' and the
+    verdict's testcases and the run's facts, in the schema of the run's ``junit_family``."""
     path = getattr(config.option, "xmlpath", None)
     if not path or not Path(path).is_file():
         return None
-    reporting.junit.rewrite(Path(path), result)
+    family = str(config.getini("junit_family") or "xunit2")
+    reporting.junit.rewrite(Path(path), result, family=family)
     return Path(path)
 
 

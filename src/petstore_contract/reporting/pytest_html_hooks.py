@@ -115,7 +115,7 @@ class PytestHtmlContract:
         record = self.record(report)
         if record is None or not (record.findings or record.detail):
             return
-        block = self.redact(_evidence(record, self.quotes))
+        block = self.redact(_evidence(record, self.quotes, str(self.facts.get("key_env") or "")))
         report.extras = [*getattr(report, "extras", []), extras.html(block)]  # type: ignore[attr-defined]
 
 
@@ -139,8 +139,8 @@ def _matrix(result: RunResult) -> str:
     return f'<table class="petstore-clauses"><thead>{head}</thead><tbody>{body}</tbody></table>'
 
 
-def _evidence(record: TestRecord, quotes: dict[str, str]) -> str:
-    parts = [_finding(f, quotes.get(f.clause, "")) for f in record.findings[:SHOWN]]
+def _evidence(record: TestRecord, quotes: dict[str, str], key: str) -> str:
+    parts = [_finding(f, quotes.get(f.clause, ""), key) for f in record.findings[:SHOWN]]
     hidden = len(record.findings) - SHOWN
     if hidden > 0:
         parts.append(f"<p>{hidden} more findings of this test: report.html and summary.json have every one.</p>")
@@ -149,7 +149,7 @@ def _evidence(record: TestRecord, quotes: dict[str, str]) -> str:
     return '<div class="petstore-finding">' + "".join(parts) + "</div>"
 
 
-def _finding(finding: Finding, quote: str) -> str:
+def _finding(finding: Finding, quote: str, key: str) -> str:
     html = [f"<p><b>Clause {escape(finding.clause)}</b></p>"]
     if quote:
         html.append(f"<blockquote>{escape(quote)}</blockquote>")
@@ -158,7 +158,7 @@ def _finding(finding: Finding, quote: str) -> str:
     exchange = finding.exchange
     if exchange is not None:
         html.append("<p>Replay (the key comes from its variable):</p>")
-        html.append(f"<pre>{escape(exchange.curl())}</pre>")
+        html.append(f"<pre>{escape(exchange.curl(key))}</pre>")
         answer = f"HTTP {exchange.status}" if exchange.status is not None else f"no answer: {exchange.problem}"
         html.append(f"<p>Answered {escape(answer)}</p><pre>{escape(cut(exchange.response_body, TEXT_LIMIT))}</pre>")
     return "".join(html)

@@ -18,6 +18,7 @@ from petstore_contract.core.records import (
     BUDGET,
     CONFORMANT,
     CONFORMS,
+    DEPLOYMENT,
     EMPTY_STORE,
     INCONCLUSIVE,
     NOT_CONFORMANT,
@@ -52,6 +53,10 @@ KIND_PHRASES = {
     PRECONDITION: ("could not be checked: a precondition failed", "could not be checked: a precondition failed"),
     THROTTLED: ("could not be checked: the target throttled the suite", "could not be checked: throttled"),
     NOT_EXERCISED: ("was not exercised: no check judged an exchange for it", "were not exercised"),
+    DEPLOYMENT: (
+        "could not be checked: the deployment answered 5xx once",
+        "could not be checked: the deployment answered 5xx once",
+    ),
     OTHER: ("is undecided", "are undecided"),
 }
 KIND_WORDS = {
@@ -63,6 +68,7 @@ KIND_WORDS = {
     PRECONDITION: "precondition",
     THROTTLED: "throttled",
     NOT_EXERCISED: "not exercised",
+    DEPLOYMENT: "deployment",
     OTHER: "other",
 }
 
@@ -91,7 +97,10 @@ FACT_LABELS = {
     "throttle_wait_s": "Waited for throttling",
     "concurrency_min": "Lowest concurrency (throttled)",
     "repeats_not_sent": "Repeated generated cases, not sent again",
-    "resent_writes": "Writes sent again after a dropped connection",
+    "connection_resets": "Connections reset before an answer",
+    "unknown_writes": "Writes whose answer was lost (never sent again)",
+    "stalled_answers": "Answers that stalled",
+    "bodies_cut": "Answers cut off by the time limit",
     "reasked": "Findings' requests asked again at the end",
     "created": "Animals created",
     "held_back": "Generated creates held back (crowded store)",
@@ -115,7 +124,10 @@ COUNTED_FACTS = frozenset(
         "concurrency",
         "concurrency_min",
         "repeats_not_sent",
-        "resent_writes",
+        "connection_resets",
+        "unknown_writes",
+        "stalled_answers",
+        "bodies_cut",
         "reasked",
         "created",
         "held_back",

@@ -4,6 +4,15 @@ The plugin builds a ``Run`` once per process from the command line, the environm
 ``pyproject.toml`` (``RunSettings``); xdist workers get the controller's settings (never the
 key: they read it from its variable) and share one deadline, one circuit breaker and one
 set-up through ``shared_dir`` (``transport.shared``).
+
+The modules: ``target`` and ``profiles`` (which target, key variable and mode; depth profiles),
+``setup`` (set-up: the suite's own data on the target, and what it learns of the store),
+``writeplan`` (the valid bodies set-up creates first, merged into few bodies on a crowded store),
+``ahead`` (work sent ahead of the tests: request tables and stateful walks) on the one thread of
+``background``, ``cases`` (the generated tests' cases: drawn, sent side by side, judged), ``walks``
+(the stateful walks: drawn in the main thread, sent as chains on the run's pool), ``api`` (the
+targeted tests' vocabulary), ``selection`` (which tests a run selected), ``heap`` (the garbage
+collector during a run).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from petstore_contract.run import profiles
 from petstore_contract.run.api import Api, Row, answers_from_data, answers_to_data
 from petstore_contract.run.background import Background
 from petstore_contract.run.cases import GeneratedCases
+from petstore_contract.run.selection import EVERY_WRITE
 from petstore_contract.run.target import Target
 from petstore_contract.transport import RunGuard, TargetProblem, Transport, TransportOptions, har
 from petstore_contract.transport.shared import publish
@@ -88,6 +98,9 @@ class Run:
         if self.recorder is not None:
             self.transport.adapter.watchers.append(self.recorder)
         self._names = count()
+        # The parts of set-up's plan of writes the selected tests need (``writeplan.needed``): every part
+        # until the selection is known, which is all a run of the whole suite ever knows.
+        self.set_up_writes: frozenset[str] = EVERY_WRITE
         self.background = Background()
         self.cases = GeneratedCases(settings, self.profile.max_examples, self.api, self.background, self.redact)
 

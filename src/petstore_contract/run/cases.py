@@ -21,7 +21,7 @@ from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import custom_checks, generated
 from petstore_contract.run.api import VALID, Api
 from petstore_contract.run.background import Background
-from petstore_contract.transport import Batch, RunGuard, Transport
+from petstore_contract.transport import Batch, RunGuard, Transport, throttling
 
 
 class GeneratedCases:
@@ -179,9 +179,9 @@ class GeneratedCases:
 
         The judgements are counted by clause into ``counts`` when given (work that overlaps other
         tests, such as the stateful walks, counts its own), else for the test running now
-        (``take_examined``).  A 429 that outlasted its waits is not judged: the target did not process
-        the request."""
-        if response.status_code == 429:
+        (``take_examined``).  A throttling answer that outlasted its waits (429, 503 with Retry-After) is not
+        judged: the target did not handle the request."""
+        if throttling(response.status_code, response.headers.get("Retry-After")):
             return
         self._count_examined(response.status_code, counts)
         try:

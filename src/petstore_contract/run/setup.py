@@ -6,8 +6,9 @@ create and read tables first, while the store is small enough to show each of th
 whatever the service's list order; then a look at the store; then fillers up to 101 animals when the
 store shows fewer and does not cap its pages.  On a store it cannot see whole (a crowded Staging: the
 interface has no delete) it creates one of its own per status and the tables' bodies merged into a
-few, and, across the run, only what its clauses need.  Every name carries the run id.  Read-only runs
-judge the store as it is.
+few, and, across the run, only what its clauses need.  A run of some tests (-k, -m) makes only the
+parts of the plan they judge (``Run.set_up_writes``, ``selection.needed_writes``).  Every name carries
+the run id.  Read-only runs judge the store as it is.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.judging import expect, store
 from petstore_contract.run import Run, writeplan
 from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
+from petstore_contract.run.selection import FILLERS, OWN, PLAN
 from petstore_contract.transport import Answer
 
 OWN_PER_STATUS = 2  # on a store seen whole: list.status.found looks for each
@@ -148,8 +150,11 @@ def seed(run: Run, api: Api) -> Seeded:
         seeded.listed_after_probes = [pet_id for pet_id in answered if pet_id in listed]
     if run.read_only:
         return seeded
-    own = writeplan.own_bodies(run, (OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED) * 3)
-    plan = writeplan.plan_bodies(run, seeded.crowded)
+    # Only the parts the selected tests judge (``selection.needed_writes``; every part in a whole run).
+    parts = run.set_up_writes
+    per_status = OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED
+    own = writeplan.own_bodies(run, per_status * 3) if OWN in parts else []
+    plan = writeplan.plan_bodies(run, seeded.crowded) if PLAN in parts else {}
     # The plan of writes: the suite's own animals and every body carrying a variation first, while
     # the store is small enough to show each on a page of 100 whatever the service's order; then
     # a look at the store (every animal on a page, if it is seen whole); the fillers last.  The
@@ -160,7 +165,7 @@ def seed(run: Run, api: Api) -> Seeded:
     keys = list(plan)
     bodies = own + [plan[key] for key in keys]
     created: list[Row] = []
-    if seeded.crowded:
+    if seeded.crowded and bodies:
         created = _create(api, bodies[:1])
         if (marker := created_pet(created[0])) is not None:
             seeded.probes |= _probes_after(api, seeded, marker["id"])
@@ -188,22 +193,12 @@ def seed(run: Run, api: Api) -> Seeded:
     # service's order (a refusal judged on a store grown past a page could not be).
     # Beside them, a create carrying the id of the suite's first animal (create.id.assigned): that animal is
     # read back after the grid (``_own_reads``), so a create that replaced it shows.
-    seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
-    table = _rejected_requests(seeded.rejected)
-    held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
-    if held is not None:
-        table["client-held-id"] = Request("POST", "/pets", json_body=held)
-    answers = send_table(api, table)
-    if held is not None:
-        seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
-    seeded.rejected_answers = answers_to_data(answers)
-    seeded.admitted = [
-        pet["id"]
-        for key, answer in answers.items()
-        if key.startswith(("reject-", "raw-")) and (pet := created_pet(answer)) is not None
-    ]
-    if seeded.whole_before:
+    # Both are the create tests' (``PLAN``).
+    if PLAN in parts:
+        _refuse(run, api, seeded)
+    if seeded.whole_before and parts & {PLAN, FILLERS}:
         seeded.early = answers_to_data(_early_look(api))
+    if seeded.whole_before and FILLERS in parts:
         fillers = store.fillers_needed(pages[0], len(seeded.sent)) if pages[0] else 0
         bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
         # The last filler alone: the animal set-up created last, read back by its id (reads that lag
@@ -229,6 +224,24 @@ def _keep(seeded: Seeded, body: dict[str, Any], answer: Row) -> dict[str, Any] |
     seeded.sent[str(pet["id"])] = {**body, "status": pet.get("status")}  # what the service stored
     seeded.created[str(pet["id"])] = pet
     return pet
+
+
+def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
+    """Every refused create of ``writeplan.rejected_bodies`` and the create carrying a held id, side by side."""
+    seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
+    table = _rejected_requests(seeded.rejected)
+    held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+    if held is not None:
+        table["client-held-id"] = Request("POST", "/pets", json_body=held)
+    answers = send_table(api, table)
+    if held is not None:
+        seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
+    seeded.rejected_answers = answers_to_data(answers)
+    seeded.admitted = [
+        pet["id"]
+        for key, answer in answers.items()
+        if key.startswith(("reject-", "raw-")) and (pet := created_pet(answer)) is not None
+    ]
 
 
 def _rejected_requests(bodies: dict[str, Any]) -> dict[str, Request]:

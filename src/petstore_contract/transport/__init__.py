@@ -9,10 +9,13 @@ through ``Transport.session()``, goes through one ``GuardedAdapter``.  In its ``
 - the timeout is cut to what is left of the budget;
 - the body is read with ``read1`` within ``max_body_bytes`` and 3 x the timeout (a trickling body
   still meets the deadline) into a new in-memory ``urllib3.HTTPResponse``;
-- a 429 with ``Retry-After`` (any method: RFC 6585, the request was not processed) or a 503 with
-  ``Retry-After`` (GET/HEAD only) is waited out and sent again, at most ``MAX_RESENDS`` times, each
-  wait at most ``retry_after_cap`` and never past the budget; still throttled, the last answer is
-  returned (the caller decides);
+- a 429 with ``Retry-After`` (RFC 6585 §4: the request was not processed) or a 503 with
+  ``Retry-After`` (RFC 9110 §15.6.4: temporarily unable to handle it), to any method, is waited out
+  and sent again (``answers.throttling``), at most ``MAX_RESENDS`` times, each wait at most
+  ``retry_after_cap`` and never past the budget; still throttled, the last answer is returned and
+  judges nothing (its test's clause is undecided, throttled);
+- a write is never sent twice on a guess (RFC 9110 §9.2.2): a POST whose connection dropped before
+  its answer is an unknown write, counted and reported, never sent again;
 - requests in flight are bounded by a ``pacing.Pacer``: ``concurrency`` at most, fewer while the
   target throttles, with every sender of the process pausing and then paced after a 429;
 - transport trouble becomes a one-line ``TargetProblem`` naming the cause and the (redacted) request.
@@ -29,7 +32,9 @@ controller sums the counters each process wrote (``RunGuard.write_counters``, ``
 
 The modules: ``options`` (the target, where it is), ``problems`` (trouble as one line), ``guard``
 (budget, breaker, counters), ``adapter`` (the one adapter), ``answers`` (answers and exchanges),
-``batch`` (side by side on a bounded pool); this one holds ``Transport`` and names them all.
+``batch`` (side by side on a bounded pool), ``pacing`` (the bound on requests in flight under 429),
+``shared`` (the only files a run's processes share: set-up results, counters, the open breaker; one
+``publish``), ``har`` (every exchange as HAR 1.2); this one holds ``Transport`` and names them all.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ import requests
 from petstore_contract.core import records as record
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.transport.adapter import GuardedAdapter, Observed, parse_retry_after
-from petstore_contract.transport.answers import Answer, build_exchange
+from petstore_contract.transport.answers import Answer, build_exchange, throttling
 from petstore_contract.transport.batch import Batch
 from petstore_contract.transport.guard import BREAKER_FILE, COUNTERS_GLOB, SERVER_ERRORS, RunGuard, merge_counters
 from petstore_contract.transport.options import TransportOptions, is_loopback, origin
@@ -66,6 +71,7 @@ __all__ = [
     "merge_counters",
     "origin",
     "parse_retry_after",
+    "throttling",
 ]
 
 T = TypeVar("T")

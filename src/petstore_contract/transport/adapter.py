@@ -20,7 +20,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ProtocolError
 
 from petstore_contract.core.redaction import Redactor
-from petstore_contract.transport.answers import build_exchange
+from petstore_contract.transport.answers import build_exchange, throttling
 from petstore_contract.transport.guard import RunGuard
 from petstore_contract.transport.options import TransportOptions, origin
 from petstore_contract.transport.pacing import Pacer, Ticket
@@ -29,6 +29,9 @@ from petstore_contract.transport.problems import BUDGET, TargetProblem, describe
 READ_SIZE = 65536
 MAX_RESENDS = 3
 BODY_TIME_FACTOR = 3
+STALL_FACTOR = 0.5  # an answer slower than this part of the request timeout is reported as stalled
+# RFC 9110 §9.2.2: only these may be sent again automatically; a write whose answer was lost is unknown.
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -179,7 +182,7 @@ class GuardedAdapter(HTTPAdapter):
                 self.pacer.unanswered(ticket)
                 raise
             self._pace(ticket, response)
-            wait = self._throttle_wait(response, method)
+            wait = self._throttle_wait(response)
             if wait is None or resends >= MAX_RESENDS or not resendable:
                 self._keep_server_error(request, method, response)
                 if method == "POST" and response.status_code == 201:
@@ -205,7 +208,7 @@ class GuardedAdapter(HTTPAdapter):
         """Tell the pacer how the request fared: a 429, or a 503 with Retry-After (whatever the method),
         is the target throttling the run; every sender then pauses as long as it asks, within the budget."""
         after = response.headers.get("Retry-After")
-        if response.status_code != 429 and not (response.status_code == 503 and after):
+        if not throttling(response.status_code, after):
             self.pacer.answered(ticket)
             return
         pause = min(parse_retry_after(after) or 0.0, self.options.retry_after_cap)
@@ -216,7 +219,7 @@ class GuardedAdapter(HTTPAdapter):
         """Every 5xx is evidence against the operation's documented answers, whichever check sent it
         (set-up, a table, a generated case); a 503 with Retry-After is the target throttling, not a fault."""
         status = response.status_code
-        if status < 500 or (status == 503 and response.headers.get("Retry-After")):
+        if status < 500 or throttling(status, response.headers.get("Retry-After")):
             return
         body = request.body if isinstance(request.body, bytes | str) else None
         pairs = list(response.headers.items())
@@ -254,15 +257,18 @@ class GuardedAdapter(HTTPAdapter):
                 request, stream=True, timeout=sent_timeout, verify=self.options.verify, cert=self.cert, proxies=proxies
             )
         except requests.exceptions.RequestException as exc:
+            line = describe(exc, where, self.origin, cut)
             if not (_dropped_before_answer(exc) and self._opened_connections() == opened):
-                raise self._no_answer(
-                    describe(exc, where, self.origin, cut), where, request, (started, clock)
-                ) from None
-            # A keep-alive connection closed by the server as the request went out: send once more on a
-            # fresh one, as browsers and curl do (Schemathesis does the same for its own sessions).  A
-            # write sent again is counted apart and shown in every report: the server may have taken both.
+                raise self._no_answer(line, where, request, (started, clock)) from None
+            if method not in IDEMPOTENT:
+                # The connection dropped with no answer: the service may have applied the write before it
+                # did (a reset after the answer was on its way looks the same), so it is never sent
+                # again on a guess (RFC 9110 §9.2.2).  Its outcome is unknown; the reads can tell.
+                raise self._no_answer(line, where, request, (started, clock)) from None
+            # A kept-alive connection closed by the server as an idempotent request went out: send it
+            # once more on a fresh one, as browsers and curl do (asking again changes nothing).
             self._observe(request, (started, clock), problem="connection closed as the request went out; sent again")
-            self.guard.count_resent(method)
+            self.guard.count_sent(method)
             started, clock = time.time(), time.monotonic()
             try:
                 streamed = super().send(
@@ -283,6 +289,9 @@ class GuardedAdapter(HTTPAdapter):
             body = self._read(streamed, body_seconds)
         except _BodyProblem as exc:
             raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
+        took = time.monotonic() - clock
+        if took > STALL_FACTOR * wanted:
+            self.guard.note_event("stalled_answers", f"{where} answered HTTP {streamed.status_code} after {took:.1f} s")
         self.guard.answered()
         if self.watchers:
             raw = streamed.raw
@@ -311,11 +320,23 @@ class GuardedAdapter(HTTPAdapter):
     ) -> TargetProblem:
         if sent is not None:
             self._observe(request, sent, problem=line)
+            self._note_lost(where, line)
+            if where.split(" ", 1)[0] not in IDEMPOTENT:  # what the clauses that needed it are undecided for
+                line += "; a write's answer was lost: it may have been applied, and was not sent again"
         self.guard.failed(line)
         spent = self.guard.budget_spent()
         if spent:
             return TargetProblem(f"{spent}; {where} was cut short", kind=BUDGET, request=request)
         return TargetProblem(line, request=request)
+
+    def _note_lost(self, where: str, line: str) -> None:
+        """The transport events of a request that was sent and got no usable answer."""
+        if where.split(" ", 1)[0] not in IDEMPOTENT:
+            self.guard.note_event("unknown_writes", line)
+        if any(words in line for words in ("reset", "closed the connection", "connection broke")):
+            self.guard.note_event("connection_resets", line)
+        elif "still arriving" in line:
+            self.guard.note_event("bodies_cut", line)
 
     def _read(self, response: requests.Response, seconds: float) -> bytes:
         """At most ``max_body_bytes`` of the (decoded) body within ``seconds``; ``read1`` returns what has arrived."""
@@ -334,7 +355,10 @@ class GuardedAdapter(HTTPAdapter):
                         f"answer body exceeds {limit} bytes (--contract-max-body-bytes); stopped reading"
                     )
                 if time.monotonic() > deadline:
-                    raise _BodyProblem(f"answer body still arriving after {seconds:g} s; stopped reading")
+                    raise _BodyProblem(
+                        f"answer still arriving after {seconds:g} s (the limit is {BODY_TIME_FACTOR} x "
+                        "--contract-request-timeout); stopped reading"
+                    )
             complete = True
         except _BodyProblem:
             raise
@@ -371,12 +395,11 @@ class GuardedAdapter(HTTPAdapter):
             request_url=response.url,
         )
 
-    def _throttle_wait(self, response: requests.Response, method: str) -> float | None:
+    def _throttle_wait(self, response: requests.Response) -> float | None:
         """Seconds to wait before sending again, or None: not throttled, or the wait would outlive the budget."""
-        if response.status_code == 429 or (response.status_code == 503 and method in ("GET", "HEAD")):
-            after = parse_retry_after(response.headers.get("Retry-After"))
-        else:
+        if not throttling(response.status_code, response.headers.get("Retry-After")):
             return None
+        after = parse_retry_after(response.headers.get("Retry-After"))
         if after is None:
             return None
         wait = min(after, self.options.retry_after_cap)

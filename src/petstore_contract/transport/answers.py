@@ -10,10 +10,19 @@ from typing import Any
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core import records as record
+from petstore_contract.core import replay
 from petstore_contract.core.redaction import Redactor
 
 # Not shown in a recorded exchange: transport details a replay (curl) sets by itself.
 HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "accept-encoding"})
+
+
+def throttling(status: int | None, retry_after: str | None) -> bool:
+    """An answer that throttles the run, whatever the method: a 429 (RFC 6585 §4: the request was not
+    processed), or a 503 with ``Retry-After`` (RFC 9110 §15.6.4: the server is temporarily unable to
+    handle the request and says when to come back).  The transport waits it out and sends again; one
+    that outlasts the waits decides nothing about the operation (its test's clause is undecided)."""
+    return status == 429 or (status == 503 and bool(retry_after))
 
 
 # -- answers and exchanges -------------------------------------------------------------------------
@@ -37,12 +46,6 @@ class Answer:
         return json.loads(self.body)
 
 
-def _text(body: bytes | str | None) -> str | None:
-    if body is None:
-        return None
-    return body if isinstance(body, str) else body.decode("utf-8", errors="replace")
-
-
 def build_exchange(
     redactor: Redactor,
     method: str,
@@ -57,14 +60,16 @@ def build_exchange(
 ) -> record.Exchange:
     """A recorded exchange, redacted: the key as ``$<key variable>``, its encodings as [REDACTED]."""
     show = redactor.for_exchange
-    body_text = _text(request_body)
+    body_text, exact = replay.recorded_body(request_body, show)
     return record.Exchange(
         method=method,
         url=show(url),
         request_headers=tuple(
             (name, show(str(value))) for name, value in request_headers.items() if name.lower() not in HOP_HEADERS
         ),
-        request_body=None if body_text is None else record.cut(show(body_text)),
+        request_body=None if body_text is None else record.cut(body_text),
+        # the exact bytes only where the text holds the body whole (a cut body is not replayed)
+        request_body_base64=exact if body_text is not None and len(body_text) <= record.BODY_EXCERPT else None,
         status=status,
         response_headers=tuple((name, show(value)) for name, value in response_headers),
         response_body=record.cut(show(response_body.decode("utf-8", errors="replace"))),

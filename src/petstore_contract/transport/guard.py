@@ -20,11 +20,20 @@ BREAKER_FILE = "breaker-open"
 STOPPED_FILE = "stopped"  # the run was stopped (SIGTERM, SIGHUP): every process of it stops sending
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 COUNTERS_GLOB = "counters-*.json"
-# A run's counters (RunGuard); "resent_writes": requests not safe to repeat that were sent again on a
-# fresh connection after the server closed a kept-alive one as they went out (counted and reported).
-# "created": POSTs answered 201, the animals a run added to a store that has no delete;
-# "held_back": generated creates not sent on a crowded store (``GeneratedCases.limit_creates``).
-COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "resent_writes", "created", "held_back")
+# What the transport saw happen to the run's exchanges that is the deployment's doing rather than an
+# answer to judge: each is counted and its first example kept, and every output shows them.
+EVENTS = {
+    "connection_resets": "connections reset or closed before their answer",
+    "unknown_writes": "writes whose answer was lost: each may or may not have been applied, and none was sent again"
+    " (RFC 9110 §9.2.2)",
+    "stalled_answers": "answers that stalled past half the request timeout (--contract-request-timeout)",
+    "bodies_cut": "answers still arriving at the time limit (3 x --contract-request-timeout), cut off",
+}
+EVENT_EXAMPLES = "event_examples"  # beside the counters: the first example line of each event
+# A run's counters (RunGuard); "created": POSTs answered 201, the animals a run added to a store that
+# has no delete; "held_back": generated creates not sent on a crowded store
+# (``GeneratedCases.limit_creates``); then the transport's events.
+COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "created", "held_back", *EVENTS)
 SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
 # Beside the counters too: the lowest bound on requests in flight a process came down to (``pacing``);
 # the run's is the lowest of its processes', not their sum.
@@ -66,6 +75,7 @@ class RunGuard:
         self._waited = 0.0
         self._concurrency_min: int | None = None
         self._server_errors: dict[tuple[str, str, int | None], record.Exchange] = {}
+        self._examples: dict[str, str] = {}
         # Other tallies of this process, written beside its counters (e.g. "coverage"): plain data
         # that ``merge_counters`` leaves alone (it sums numbers only) and their own readers merge.
         self.tallies: dict[str, Callable[[], Any]] = {}
@@ -211,11 +221,11 @@ class RunGuard:
         with self._lock:
             self._counts["repeats_not_sent"] += 1
 
-    def count_resent(self, method: str) -> None:
-        self.count_sent(method)
-        if method.upper() not in READ_METHODS:
-            with self._lock:
-                self._counts["resent_writes"] += 1
+    def note_event(self, event: str, example: str) -> None:
+        """One of ``EVENTS`` happened; the first ``example`` line of each is kept for the reports."""
+        with self._lock:
+            self._counts[event] += 1
+            self._examples.setdefault(event, example)
 
     def count_held_back(self) -> None:
         """A generated create not sent: the run's allowance of new animals on a crowded store is spent."""
@@ -254,7 +264,8 @@ class RunGuard:
         (the lowest bound on requests in flight, once the transport has noted one)."""
         with self._lock:
             lowest = {} if self._concurrency_min is None else {CONCURRENCY_MIN: self._concurrency_min}
-            return {**self._counts, "throttle_wait_s": round(self._waited, 3), **lowest}
+            examples = {EVENT_EXAMPLES: dict(self._examples)} if self._examples else {}
+            return {**self._counts, "throttle_wait_s": round(self._waited, 3), **lowest, **examples}
 
     def write_counters(self, path: str | os.PathLike[str]) -> None:
         """This process's counters as JSON (e.g. ``shared_dir/counters-gw0.json``) for ``merge_counters``."""
@@ -271,9 +282,12 @@ def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
     lowest ``concurrency_min`` of them, and under ``server_errors`` the 5xx answers each process kept
     (as exchange dicts)."""
     total: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0, SERVER_ERRORS: []}
+    examples: dict[str, str] = {}
     for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
         data = json.loads(path.read_text(encoding="utf-8"))
         total[SERVER_ERRORS] += data.pop(SERVER_ERRORS, [])
+        for event, line in dict(data.pop(EVENT_EXAMPLES, None) or {}).items():
+            examples.setdefault(str(event), str(line))
         lowest = data.pop(CONCURRENCY_MIN, None)
         if isinstance(lowest, int):
             total[CONCURRENCY_MIN] = min(total.get(CONCURRENCY_MIN, lowest), lowest)
@@ -281,4 +295,18 @@ def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
             if isinstance(value, int | float) and not isinstance(value, bool):
                 total[name] = total.get(name, 0) + value
     total["throttle_wait_s"] = round(float(total["throttle_wait_s"]), 3)
+    if examples:
+        total[EVENT_EXAMPLES] = examples
     return total
+
+
+def event_lines(counters: dict[str, Any]) -> list[str]:
+    """One line per transport event the run saw, with its count and first example, for every output."""
+    examples = counters.get(EVENT_EXAMPLES) or {}
+    lines = []
+    for event, words in EVENTS.items():
+        count = int(counters.get(event) or 0)
+        if count:
+            example = examples.get(event, "")
+            lines.append(f"the transport saw {count} {words}" + (f"; the first: {example}" if example else ""))
+    return lines

@@ -1,0 +1,3 @@
+module blind4/petstore
+
+go 1.19
