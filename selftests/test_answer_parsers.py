@@ -173,6 +173,15 @@ def test_deprecation_beyond_datetime_years_is_read_as_seconds() -> None:
     assert headers.http_date_seconds("Thu, 05 Dec 2030 00:00:00 GMT") < 1_735_689_600_000
 
 
+def test_a_deprecation_date_with_parameters_is_still_a_date() -> None:
+    # RFC 9651 §3.1.2: parameters on an Item; a Go or PHP service adds a reason to its Deprecation
+    assert headers.sf_date_seconds('@1767225600;reason="x"') == 1_767_225_600
+    assert headers.sf_date_seconds("@1767225600; a;b=?1;c=tok/x;d=1.5;e=:AA==:") == 1_767_225_600
+    assert headers.sf_date_seconds('@1767225600;Reason="x"') is None  # keys are lower case
+    assert headers.sf_date_seconds('@1767225600;reason="x') is None  # an unterminated string
+    assert headers.sf_date_seconds("@1767225600 ;a") is None
+
+
 def test_a_day_that_does_not_exist_is_no_http_date() -> None:
     assert headers.http_date_seconds("Sat, 31 Feb 2030 00:00:00 GMT") is None
     assert headers.http_date_seconds("Thu, 05 Dec 0000 00:00:00 GMT") is None

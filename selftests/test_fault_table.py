@@ -295,7 +295,25 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "auth_415_before_key": lambda api: (
         api.post(data=b"{}", key=None, headers={"Content-Type": "text/plain"}).status_code == 415
     ),
+    "documented_path_redirected": lambda api: api.get(key=None, allow_redirects=False).status_code == 308,
     "read_by_name_collision": probe_name_collision,
+    # Parsers more lenient than the document (issue 45)
+    "create_member_names_folded": created({"Name": "Rex", "categoryId": 1}),
+    "create_status_loose_equality": created({"name": "Rex", "categoryId": 1, "status": True}),
+    "read_id_base_prefix": lambda api: api.read(hex(api.seed(17)[-1]["id"])).status_code == 200,
+    "read_id_leading_zero_octal": lambda api: (
+        api.seed(12) and api.read("012").status_code == 200 and api.read("012").json()["id"] == 10
+    ),
+    "create_repeated_key_validated_first_kept_last": lambda api: (
+        api.post(data=b'{"name": "a", "categoryId": 7, "categoryId": "x"}').json().get("categoryId") == "x"
+    ),
+    "create_replaces_held_id": lambda api: (
+        (held := api.create("held"))["id"] == api.create("other", id=held["id"])["id"]
+    ),
+    "create_status_checked_after_insert": lambda api: (
+        api.post({"name": "ghost", "categoryId": 1, "status": "adopted"}).status_code == 400
+        and any(p["name"] == "ghost" for p in api.pets())
+    ),
     "store_latin1_names": probe_latin1_store,
     # GET /store/orders
     "orders_404": lambda api: api.get("/store/orders").status_code != 200,

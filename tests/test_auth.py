@@ -75,6 +75,15 @@ REFUSED = {
     "api-key-header": Credential("auth.invalid", None, (("Api-Key", "{key}"),)),
     "key-in-query": Credential("auth.invalid", None, (), (("access_token", "{key}"), ("api_key", "{key}"))),
     "wrong-key-and-key-in-query": Credential("auth.invalid", "Bearer {wrong_key}", (), (("api_key", "{key}"),)),
+    # Header field names are case-insensitive (RFC 9110 §5.1; HTTP/2 sends them in lower case): a wrong key
+    # under ``authorization`` is the same refused credential.
+    "wrong-key-lower-case-name": Credential("auth.invalid", None, (("authorization", "Bearer {wrong_key}"),)),
+}
+# The valid key in the documented form (§5.2), and under the field name in lower case (RFC 9110 §5.1: "Field
+# names are case-insensitive"): the same credential, accepted on every operation.
+ACCEPTED = {
+    "": Credential("", "Bearer {key}"),
+    "-lower-case-name": Credential("", None, (("authorization", "Bearer {key}"),)),
 }
 # Whatever else a request carries, authentication comes first (§5.3, issue 40: "the credential check comes
 # before everything else"): (operation, request parts), each crossed with every carried credential.  A path
@@ -152,7 +161,12 @@ def _send_rows(api: Api, run: Run, own: int, rows: dict[str, Any]) -> dict[str, 
 
 
 # The key elsewhere than in Authorization: only meaningful where a request without Authorization is refused.
-ELSEWHERE = {name for name, cred in REFUSED.items() if cred.authorization is None and (cred.headers or cred.query)}
+ELSEWHERE = {
+    name
+    for name, cred in REFUSED.items()
+    if cred.authorization is None
+    and (cred.query or any(header.lower() != "authorization" for header, _ in cred.headers))
+}
 
 
 def _missing_row(row_id: str) -> str | None:
@@ -215,8 +229,12 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
 
 @sent_ahead("accepted")
 def _accepted(run: Run, seeded: Seeded) -> dict[str, Row]:
-    valid = Credential("", "Bearer {key}")
-    rows = {op.name: (op.name, op, valid, {}) for op in OPERATIONS if not (run.read_only and op.method == "POST")}
+    rows = {
+        f"{op.name}{form}": (op.name, op, valid, {})
+        for op in OPERATIONS
+        for form, valid in ACCEPTED.items()
+        if not (run.read_only and op.method == "POST")
+    }
     return run.once_answers("accepted", lambda: _send_rows(run.api, run, _own_id(seeded), rows))
 
 
@@ -228,7 +246,11 @@ def accepted(run: Run, seeded: Seeded) -> dict[str, Row]:
 @pytest.mark.clause("auth.accepted")
 @pytest.mark.parametrize(
     "operation",
-    [pytest.param(op.name, id=op.name, marks=[pytest.mark.writes] * (op.method == "POST")) for op in OPERATIONS],
+    [
+        pytest.param(f"{op.name}{form}", id=f"{op.name}{form}", marks=[pytest.mark.writes] * (op.method == "POST"))
+        for op in OPERATIONS
+        for form in ACCEPTED
+    ],
 )
 def test_valid_key_is_accepted(accepted: dict[str, Row], judge: Judge, operation: str) -> None:
     answer = accepted[operation]

@@ -35,23 +35,42 @@ SET_UP_WRITES = (OWN,)
 
 # -- an id reaches its animal only as itself (issue 40, crossing 2) ----------------------------------------
 
-# Spellings of a held id N that are not the int64 N (§4.3 "petId: integer, format int64"): N + 2^64 (a
-# parser that wraps at 64 bits reads N), -N, N followed by letters and N with a fraction other than .0
-# (a parser that reads the leading digits reads N).  Spellings some parsers read as the same integer (a
-# leading +, leading zeros, N.0) are left open: they are not sent.
+# Spellings of a held id N that are not the int64 N (§4.3 "petId: integer, format int64", a decimal
+# integer): N + 2^64 (a parser that wraps at 64 bits reads N), -N, N followed by letters and N with a
+# fraction other than .0 (a parser that reads the leading digits reads N); and every spelling a language's
+# integer parser also takes: a base prefix (0x, 0o, 0b: Go's ParseInt and Python's int with base 0, PHP's
+# intval with base 0), digit separators (1_0: the same parsers), a leading zero read as octal (C's strtol,
+# Go, PHP: 012 is 10).  Spellings some parsers read as the same decimal integer (a leading +, leading zeros
+# read as decimal, N.0) are left open: a leading-zero spelling may answer the animal its decimal digits
+# name (``DECIMAL``), never animal N.
 ALIASES = {
     "plus-2-64": lambda n: str(n + 2**64),
     "negated": lambda n: str(-n),
     "letters": lambda n: f"{n}abc",
     "fraction": lambda n: f"{n}.5",
+    "hex": lambda n: f"0x{n:x}",
+    "octal-prefix": lambda n: f"0o{n:o}",
+    "binary": lambda n: f"0b{n:b}",
+    "separator": lambda n: f"{str(n)[:1]}_{str(n)[1:]}",
+    "leading-zero-octal": lambda n: f"0{n:o}",
 }
-HELD = 2  # animals whose ids are spelled otherwise: the first the suite created (or found), and the last
+DECIMAL = ("negated", "leading-zero-octal")  # spellings whose decimal reading names an animal of its own
+ALIASES_ANY_ID = ("plus-2-64", "negated", "letters", "fraction", "hex", "octal-prefix", "binary")
+HELD = 2  # animals whose ids are spelled otherwise: the first the suite created (or found), and the newest
+# At least two digits (a separator goes between two), and 8 or more (its octal digits are no decimal N).
+LEAST_HELD = 10
 
 
 def _held(seeded: Seeded) -> list[int]:
     pets = seeded.own or seeded.before
-    ids = [pet["id"] for pet in (pets[:1] + pets[-1:]) if type(pet.get("id")) is int and pet["id"] > 0]
+    newest = [seeded.newest] if seeded.newest is not None else []
+    ids = [pet["id"] for pet in (pets[:1] + newest + pets[-1:]) if type(pet.get("id")) is int and pet["id"] > 0]
     return list(dict.fromkeys(ids))[:HELD]
+
+
+def _spellings_of(pet_id: int) -> dict[str, Any]:
+    """The spellings sent for one held id (a separator and a leading zero need an id of two digits)."""
+    return {name: spell for name, spell in ALIASES.items() if pet_id >= LEAST_HELD or name in ALIASES_ANY_ID}
 
 
 @sent_ahead("aliases")
@@ -59,7 +78,7 @@ def _aliases(run: Run, seeded: Seeded) -> dict[str, Row]:
     table = {
         f"{pet_id}-{name}": Request("GET", f"/pets/{spell(pet_id)}")
         for pet_id in _held(seeded)
-        for name, spell in ALIASES.items()
+        for name, spell in _spellings_of(pet_id).items()
     }
     return run.once_answers("aliases", lambda: send_table(run.api, table))
 
@@ -84,7 +103,7 @@ def test_an_id_reaches_its_animal_only_as_itself(aliases: dict[str, Row], judge:
             if answer.status == 200:
                 got = expect.parse_json(answer)
                 shown = got.get("id") if isinstance(got, dict) else None
-                if spelling != "negated" or shown != int(asked):
+                if spelling not in DECIMAL or shown != int(asked):
                     raise Mismatch(
                         f"GET /pets/{asked} not to answer animal {pet_id} ({asked} is not the int64 {pet_id})",
                         f"HTTP 200 with {expect.short(got)}",
@@ -111,6 +130,11 @@ SPELLINGS: dict[str, tuple[str, dict[str, Any]]] = {
     "fraction-integer": ('{{"name": "{name}", "categoryId": 1000.0}}', {"categoryId": 1000}),
     "escaped-name": ('{{"name": "{escaped}", "categoryId": 1}}', {"name": "{name}\u00e9"}),
     "repeated-key": ('{{"name": "{name}", "categoryId": 7, "categoryId": 8}}', {}),  # 7 or 8, held to its echo
+    # A key given twice whose values differ in validity: a service whose validator reads one value and whose
+    # store reads the other keeps the invalid one.  Refused (400), or created with the valid value: the one
+    # JSON value a NewPet's categoryId may take (§2), echoed and read back.
+    "repeated-valid-first": ('{{"name": "{name}", "categoryId": 7, "categoryId": "x"}}', {"categoryId": 7}),
+    "repeated-valid-last": ('{{"name": "{name}", "categoryId": "x", "categoryId": 7}}', {"categoryId": 7}),
     # The media type spelled with a parameter is still application/json (RFC 9110 §8.3.1, RFC 8259 §11):
     # a plain NewPet, which the pipeline demands be created (201), as any plain NewPet of the suite's own.
     "charset-parameter": ('{{"name": "{name}", "categoryId": 2}}', {"categoryId": 2}),
@@ -123,7 +147,7 @@ def _spelled(run: Run) -> dict[str, tuple[str, dict[str, Any]]]:
     """Each spelling's raw body and the fields an accepting service must echo and store."""
     bodies = {}
     for key, (template, expected) in SPELLINGS.items():
-        name = run.name(f"sp-{key[:3]}")
+        name = run.name(f"sp-{list(SPELLINGS).index(key)}")  # one name a body: a service may refuse a repeated one
         raw = template.format(name=name, escaped=name + "\\u00e9")
         bodies[key] = (
             raw,

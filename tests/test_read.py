@@ -284,7 +284,11 @@ def _looks(seeded: Seeded, grid: Grid) -> list[tuple[store.Page, Answer, bool, b
     whole, fillers created before it): the early look (set-up's plan created, no filler yet) and the
     grid (the store as set-up left it)."""
     early_answers = answers_from_data(seeded.early)
-    early = {q: (page, early_answers[f"{q[0]}|{q[1]}"]) for q in _LOOKED if (page := _early_page(early_answers, q))}
+    early = {
+        q: (page, early_answers[f"{q[0]}|{q[1]}"])
+        for q in _LOOKED
+        if (page := _early_page(early_answers, q, grid.admitted))
+    }
     late = {q: (grid.pages[q], grid.answers[q]) for q in _LOOKED if q in grid.pages}
     cap = grid.cap_seen
     looks = []
@@ -302,12 +306,12 @@ def _looks(seeded: Seeded, grid: Grid) -> list[tuple[store.Page, Answer, bool, b
 _LOOKED = [(status, 100) for status in (None, *STATUSES)]
 
 
-def _early_page(answers: dict[str, Row], query: tuple[str | None, int]) -> store.Page | None:
+def _early_page(answers: dict[str, Row], query: tuple[str | None, int], admitted: tuple[int, ...]) -> store.Page | None:
     row = answers.get(f"{query[0]}|{query[1]}")
     if not isinstance(row, Answer):
         return None
     try:
-        return store.Page(query[0], query[1], tuple(expect.pet_list(row)))
+        return store.Page(query[0], query[1], tuple(expect.pet_list(row, admitted)))
     except Mismatch:
         return None  # list.shape judges the grid's pages
 

@@ -38,6 +38,10 @@ class Front:
     path: int | None = None  # a path that names nothing the document describes, before any key is read
     media_type_first: bool = False  # a fault: the media type refused before the key is read (§5.3)
     body: Literal["error", "html", "text"] = "error"  # what the refusal carries
+    # Routes declared with a trailing slash (``to-slash``: /pets answered 308 to /pets/, a fault: the
+    # document's own path redirected), or without one while the router redirects the other spelling
+    # (``from-slash``: /pets/ answered 308 to /pets, compliant: a path the document does not describe).
+    redirect: Literal["to-slash", "from-slash"] | None = None
 
 
 # The compliant variants with a front (their Variant in ``variants.py`` is the reference's knobs).
@@ -48,6 +52,7 @@ FRONTED: dict[str, Front] = {
     "accept-406": Front(accept=406),
     "router-404-before-auth": Front(path=404),
     "router-400-before-auth": Front(path=400),
+    "slash-redirect": Front(redirect="from-slash"),
 }
 
 
@@ -59,6 +64,18 @@ class FrontLayer:
         self.app, self.front, self.key = app, front, api_key
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and self.front.redirect is not None:
+            location = self.redirected(scope)
+            if location is not None:
+                # Before any key is read, as a router's slash redirect is (Django's APPEND_SLASH, Go's ServeMux).
+                headers = [(b"location", location.encode("latin-1")), (b"content-length", b"0")]
+                await send({"type": "http.response.start", "status": 308, "headers": headers})
+                await send({"type": "http.response.body", "body": b""})
+                return
+            if self.front.redirect == "to-slash" and str(scope["path"]).endswith(PREFIX + "/pets/"):
+                scope = {**scope, "path": str(scope["path"])[:-1]}
+                if "raw_path" in scope:
+                    scope["raw_path"] = bytes(scope["raw_path"]).rstrip(b"/")
         status = self.refusal(scope) if scope["type"] == "http" else None
         if status is None:
             await self.app(scope, receive, send)
@@ -67,6 +84,18 @@ class FrontLayer:
         headers = [(b"content-type", media.encode()), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+    def redirected(self, scope: dict[str, Any]) -> str | None:
+        """Where the front's slash redirect sends this request (None: not redirected)."""
+        path, query = str(scope["path"]), bytes(scope.get("query_string", b"")).decode("latin-1")
+        rest = path[path.index(PREFIX) + len(PREFIX) :] if PREFIX in path else path
+        if self.front.redirect == "to-slash" and rest == "/pets":
+            target = path + "/"
+        elif self.front.redirect == "from-slash" and rest.endswith("/") and rest != "/":
+            target = path.rstrip("/")
+        else:
+            return None
+        return target + (f"?{query}" if query else "")
 
     def refusal(self, scope: dict[str, Any]) -> int | None:
         front, headers = self.front, {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

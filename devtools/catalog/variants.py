@@ -170,6 +170,20 @@ VARIANTS: dict[str, Variant] = {
             summary="accepts an integer in another JSON spelling (1e3, 1000.0) as that integer (choices.RULED)",
         ),
         Variant(
+            name="slash-redirect",
+            summary="its router answers a path with a trailing slash (/pets/, /pets/5/) 308 to the path without "
+            "it, before any key is read: a path the document does not describe, HTTP's to decide (fronts.FRONTED)",
+        ),
+        Variant(
+            name="repeated-key-refused",
+            summary="refuses a body that gives a member name twice with a 400 Error (choices.STORED)",
+        ),
+        Variant(
+            name="deprecation-parameters",
+            summary='sends Deprecation: @1767225600;reason="replaced by GET /pets", a Date with a parameter '
+            "(RFC 9651 §3.1.2: parameters on an Item; choices.RULED)",
+        ),
+        Variant(
             name="router-400-before-auth",
             summary="its router answers a path that names nothing 400 with an Error body before any key is read",
         ),

@@ -177,3 +177,59 @@ class CreateRepeatedKeyMixed(PetStore):
         validated = self.rules.validate_new_pet(first)
         pet = self.store_pet(self.rules.validate_new_pet(dict(pairs)))
         return self.create_answer(self.rules.present({**pet, **validated}), {})
+
+
+@fault("create_repeated_key_validated_first_kept_last")
+class CreateRepeatedKeyKeptLast(PetStore):
+    """A body that repeats a key: validates its first value, then stores and echoes its last one unchecked
+    (a validator and a store that read the body with two parsers)."""
+
+    async def create_pet(self, request: Request) -> Response:
+        try:
+            pairs = json.loads(await request.body(), object_pairs_hook=Pairs)
+        except (ValueError, RecursionError):
+            return await super().create_pet(request)
+        if not isinstance(pairs, Pairs) or len({k for k, _ in pairs}) == len(pairs):
+            return await super().create_pet(request)
+        self.rules.validate_new_pet({k: v for k, v in reversed(pairs)})
+        last = dict(pairs)
+        pet = self.store_pet({k: last[k] for k in ("name", "categoryId", "status") if k in last})
+        return self.create_answer(self.rules.present(pet), {})
+
+
+@fault("create_replaces_held_id")
+class CreateReplacesHeldId(PetStore):
+    """A create whose body carries the id of an animal the store holds replaces that animal (the body spread
+    over the record: ``{id: next++, ...body}`` upserted); other client ids are ignored."""
+
+    async def create_pet(self, request: Request) -> Response:
+        body = await self.read_body(request)
+        held = body.get("id") if isinstance(body, dict) else None
+        if type(held) is not int or held not in self.pets:
+            return await super().create_pet(request)
+        pet = {"id": held, **self.rules.validate_new_pet(body)}
+        self.pets[held] = pet
+        return self.create_answer(self.rules.present(pet), {})
+
+
+@fault("create_status_checked_after_insert")
+class CreateStatusCheckedAfterInsert(PetStore):
+    """Lists oldest first (a compliant order) and checks status after its INSERT: a body whose only fault is
+    its status is answered 400, and the animal, stored with that status as sent, stays (shown only on
+    unfiltered pages, past the first 100 once the store has grown)."""
+
+    def matching(self, wanted: str | None) -> list[dict[str, Any]]:
+        pets = sorted(self.pets.values(), key=lambda p: p["id"])
+        return [p for p in pets if wanted is None or p.get("status") == wanted]
+
+    async def create_pet(self, request: Request) -> Response:
+        body = await self.read_body(request)
+        if isinstance(body, dict) and "status" in body:
+            try:
+                self.rules.validate_status(body)
+            except BadRequest:
+                with contextlib.suppress(BadRequest):
+                    valid = self.rules.validate_new_pet({k: v for k, v in body.items() if k != "status"})
+                    self.store_pet({**valid, "status": body["status"]})
+                raise
+        return await super().create_pet(request)

@@ -34,3 +34,11 @@ class Auth415BeforeKey(PetStore):
     """Refuses a body in another media type (415, with the Error body) before it reads the key."""
 
     front = Front(media_type=415, media_type_first=True)
+
+
+@fault("documented_path_redirected")
+class DocumentedPathRedirected(PetStore):
+    """Routes declared with a trailing slash: GET and POST /v1/pets answered 308 to /v1/pets/, the key
+    unread; the service answers there."""
+
+    front = Front(redirect="to-slash")

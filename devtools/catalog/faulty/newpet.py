@@ -215,3 +215,31 @@ class Create500OnCategoryMinusOne(Kept):
         if pet["categoryId"] == -1:
             raise RuntimeError("category -1 is the 'no category' sentinel")
         return pet
+
+
+# -- lenient decoders ------------------------------------------------------------------------------------
+
+FIELDS = ("name", "categoryId", "status")
+
+
+@fault("create_member_names_folded")
+class MemberNamesFolded(Rules):
+    """Matches member names without regard to case, as Go's encoding/json does (an exact match first):
+    ``Name`` is taken for name, ``STATUS`` for status."""
+
+    def validate_new_pet(self, body: Any) -> dict[str, Any]:
+        if isinstance(body, dict):
+            folded = {next((f for f in FIELDS if f.lower() == key.lower()), key): key for key in body}
+            body = {field: body[field if field in body else key] for field, key in folded.items()}
+        return super().validate_new_pet(body)
+
+
+@fault("create_status_loose_equality")
+class StatusLooseEquality(Rules):
+    """Checks status with a loose equality (PHP's ``in_array`` without strict): ``true`` equals any non-empty
+    string, so ``"status": true`` is taken, and stored as sent."""
+
+    def validate_status(self, body: dict[str, Any]) -> Any:
+        if body.get("status") is True:
+            return True
+        return super().validate_status(body)

@@ -3,6 +3,7 @@ its Deprecation and Sunset headers."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -188,3 +189,26 @@ class ReadDeprecationEvenIds(Rules):
     def deprecation_headers(self, pet_id: int | None) -> dict[str, str]:
         headers = super().deprecation_headers(pet_id)
         return {"Sunset": headers["Sunset"]} if pet_id is not None and pet_id % 2 == 0 else headers
+
+
+@fault("read_id_base_prefix")
+class ReadIdBasePrefix(PetStore):
+    """Reads a petId with the language's integer literal parser (Python's ``int(s, 0)``, Go's ParseInt with
+    base 0): 0x1f, 0o37, 0b11111 and 3_1 all read animal 31."""
+
+    async def get_pet(self, request: Request) -> Response:
+        with contextlib.suppress(ValueError):
+            request.path_params["petId"] = str(int(request.path_params["petId"], 0))
+        return await super().get_pet(request)
+
+
+@fault("read_id_leading_zero_octal")
+class ReadIdLeadingZeroOctal(PetStore):
+    """Reads a petId with a leading zero as octal (C's strtol with base 0, PHP's intval with base 0): 012
+    reads animal 10."""
+
+    async def get_pet(self, request: Request) -> Response:
+        raw = request.path_params["petId"]
+        if re.fullmatch(r"0[0-7]+", raw):
+            request.path_params["petId"] = str(int(raw, 8))
+        return await super().get_pet(request)

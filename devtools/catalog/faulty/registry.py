@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from starlette.applications import Starlette
 
-from devtools.catalog.choices import RULED
+from devtools.catalog.choices import RULED, STORED
 from devtools.catalog.faults import FAULTS
 from devtools.catalog.fronts import FRONTED, FrontLayer
 from petstore_contract.reference.app import PetStore
@@ -69,14 +69,15 @@ def store_factory(name: str) -> Callable[[str, Variant], PetStore]:
 
 def catalog_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = None) -> Starlette:
     """The reference's app (``build_app``) with the fault ``fault`` installed; without one, the clean
-    reference (with the rules of its own of a variant that has some, ``choices.RULED``).  A compliant
+    reference (with the rules or the store of its own of a variant that has some, ``choices.RULED``,
+    ``choices.STORED``).  A compliant
     variant with a front (``fronts.FRONTED``), or a fault whose store names one (``front``), is served
     behind it, as a framework or a proxy would stand before the service."""
     if fault is not None:
         app = build_app(api_key, variant, store_factory=store_factory(fault))
-    elif variant.name in RULED:
-        rules = RULED[variant.name]
-        app = build_app(api_key, variant, store_factory=lambda key, chosen: PetStore(key, chosen, rules))
+    elif variant.name in RULED or variant.name in STORED:
+        rules, served = RULED.get(variant.name, Rules), STORED.get(variant.name, PetStore)
+        app = build_app(api_key, variant, store_factory=lambda key, chosen: served(key, chosen, rules))
     else:
         app = build_app(api_key, variant)
     front = FRONTED.get(variant.name) if fault is None else getattr(app.state.store, "front", None)

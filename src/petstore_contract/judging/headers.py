@@ -11,7 +11,17 @@ from __future__ import annotations
 import calendar
 import re
 
-SF_DATE = re.compile(r"@(-?[0-9]{1,15})")  # RFC 9651 §3.3.7 Date, as RFC 9745 §2.1 requires
+# RFC 9651 §3.1.2: an Item may carry parameters (``;key`` or ``;key=bare-item``, each after ";" and
+# spaces), so ``@1767225600;reason="x"`` is still the Date @1767225600.  The bare items: integer or
+# decimal, string, token, byte sequence, boolean, date, display string (§3.3).
+SF_KEY = r"[a-z*][a-z0-9_.*-]*"
+SF_BARE = (
+    r'(?:-?[0-9]{1,15}(?:\.[0-9]{1,3})?|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*"'
+    r"|[A-Za-z*][!#$%&'*+.^_`|~0-9A-Za-z:/-]*|:[A-Za-z0-9+/=]*:|\?[01]|@-?[0-9]{1,15}"
+    r'|%"(?:[\x20\x21\x23\x24\x26-\x5b\x5d-\x7e]|%[0-9a-f]{2})*")'
+)
+SF_PARAMETERS = rf"(?:; *{SF_KEY}(?:={SF_BARE})?)*"
+SF_DATE = re.compile(rf"@(-?[0-9]{{1,15}}){SF_PARAMETERS}")  # RFC 9651 §3.3.7 Date, as RFC 9745 §2.1 requires
 IMF_FIXDATE = re.compile(
     r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([0-9]{4}) "
     r"([0-9]{2}):([0-9]{2}):([0-9]{2}) GMT"
@@ -21,7 +31,8 @@ DAY = 86_400
 
 
 def sf_date_seconds(value: str | None) -> int | None:
-    """``@<seconds>`` (a Structured Field Date) as seconds since the epoch; None if it is not one."""
+    """``@<seconds>`` (a Structured Field Date, with or without parameters: RFC 9651 §3.1.2) as seconds
+    since the epoch; None if it is not one."""
     if value is None:
         return None
     match = SF_DATE.fullmatch(value.strip())

@@ -21,11 +21,13 @@ is reported only where no test reported the same exchange, or already violated t
 same operation (``unreported``): one fault, one clause, no finding counted twice.  Each process
 keeps its judgements and findings beside its counters (``RunGuard.tallies``); the controller merges
 them (``merge``) into one record.  ``judged`` + ``unanswered`` is every request the process sent (a
-redirect hop is not judged: it counts as unanswered).
+redirect hop of a request the document does not describe is not judged: it counts as unanswered; one of
+a request it describes is judged, and no 3xx is in its Responses table).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -112,15 +114,17 @@ class Oracle:
         self._kept: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, seen: Observed) -> None:
-        # A redirect is HTTP's plumbing, not the operation's answer: the transport follows it within the
-        # target's origin (and the answer it leads to is judged) or refuses to (the request is then
-        # unanswered: the key stays with the target).  Either way this hop has nothing to judge.
-        if seen.status is None or (seen.status in REDIRECTS and _location(seen)):
+        # A redirect of a request the document does not describe (a trailing slash, another case) is HTTP's
+        # plumbing: the transport follows it within the target's origin (and the answer it leads to is
+        # judged) or refuses to (the request is then unanswered: the key stays with the target).  A redirect
+        # of a request the document describes is that operation's answer, and no 3xx is in its table.
+        redirected = seen.status in REDIRECTS and _location(seen)
+        if seen.status is None or (redirected and not _described(seen)):
             with self._lock:
                 self.unanswered += 1
             return
         answer = _Answer(seen, self.redact)
-        found = [] if _throttled(answer) else self.judge(answer)
+        found = self.redirect(answer) if redirected else [] if _throttled(answer) else self.judge(answer)
         with self._lock:
             self.judged += 1
             for finding in found:
@@ -169,6 +173,16 @@ class Oracle:
         self._as_documented(answer, operation, check, found)
         return found
 
+    def redirect(self, answer: _Answer) -> list[Finding]:
+        """A 3xx to a request the document describes (its method and path, with or without the key): §4's
+        Responses tables list none; a client that does not follow redirects gets no Pet and no 401."""
+        request = answer.seen.request
+        operation = operation_id(request.method or "GET", request.url or "")
+        found: list[Finding] = []
+        check = _checker(found, operation, answer.status)
+        check(Kind.DOCUMENTED_STATUS, lambda: _documented(answer, operation), "responses.documented")
+        return found
+
     def _as_documented(self, answer: _Answer, operation: str, check: Checker, found: list[Finding]) -> None:
         """The answer of one of the document's operations: a status it lists, the body it gives that status."""
         request, status = answer.seen.request, answer.status
@@ -187,7 +201,8 @@ class Oracle:
         elif schema == "Pet[]":
             if check(Kind.PET_LIST, lambda: pets.extend(self._pet_list(answer))):
                 found += self.model.judge(operation, pets, answer)
-                self.refusals.animals_shown(pets, answer)
+            # A refused create's animal shows whatever its shape (kept with the status it was refused for, say).
+            self.refusals.animals_shown(pets or _items(answer), answer)
         elif schema == "Error":
             check(Kind.ERROR_BODY, lambda: expect.error_body(answer))
             if operation == "getPet" and status == 404 and (pet_id := _pet_id(request.url or "")) is not None:
@@ -323,6 +338,22 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _location(seen: Observed) -> bool:
     return any(name.lower() == "location" and value for name, value in seen.headers)
+
+
+def _items(answer: _Answer) -> list[Any]:
+    with contextlib.suppress(Mismatch):
+        return body if isinstance(body := answer.json(), list) else []
+    return []
+
+
+def _described(seen: Observed) -> bool:
+    """The request is one the document describes: one of its operations, at its path, within the document
+    (``interface/silence.py``: no silence).  Its answer is the operation's, a redirect included."""
+    request = seen.request
+    method, url = request.method or "GET", request.url or ""
+    if not operation_id(method, url):
+        return False
+    return classify(method, url, request.headers, request.body).silence is None
 
 
 def _throttled(answer: _Answer) -> bool:

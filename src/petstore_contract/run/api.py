@@ -74,8 +74,11 @@ class Api:
     ) -> Answer:
         all_headers: dict[str, str | None] = {"Accept": "application/json"}
         all_headers.update({name: self.fill(value) for name, value in (headers or {}).items()})
-        # None: no Authorization header at all (the transport would otherwise send the valid key).
-        all_headers["Authorization"] = None if authorization is None else self.fill(authorization)
+        # None: no Authorization header at all (the transport would otherwise send the valid key).  A header
+        # named so in another case (``authorization``: field names are case-insensitive, RFC 9110 §5.1) is the
+        # one sent, as given.
+        if not any(name.lower() == "authorization" for name in headers or {}):
+            all_headers["Authorization"] = None if authorization is None else self.fill(authorization)
         body: bytes | None = None
         if json_body is not UNSET:
             body = json.dumps(json_body, ensure_ascii=False).encode()

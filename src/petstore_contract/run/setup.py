@@ -61,6 +61,13 @@ class Seeded:
     plan: dict[str, Any] = field(default_factory=dict)
     created: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> every Pet set-up created
     early: dict[str, Any] = field(default_factory=dict)  # the early look (``_early_look``), as data
+    # The refused creates (``writeplan.rejected_bodies``), answered before the early look: their bodies by
+    # key, and what POST /pets answered (``api.answers_to_data``).
+    rejected: dict[str, Any] = field(default_factory=dict)
+    rejected_answers: dict[str, Any] = field(default_factory=dict)
+    # Ids of animals made from invalid data the service accepted (a refused body answered 2xx): their
+    # rejection clauses judge them; lists show them, unjudged for their shape (``expect.pet_list``).
+    admitted: list[int] = field(default_factory=list)
     filler_ids: list[str] = field(default_factory=list)
     newest: dict[str, Any] | None = None  # the animal set-up created last, when it filled the store
 
@@ -73,12 +80,12 @@ class Seeded:
         return self.__dict__.copy()
 
 
-def _page(answer: Row, status: str | None, limit: int | None) -> store.Page | None:
+def _page(answer: Row, status: str | None, limit: int | None, admitted: list[int] | None = None) -> store.Page | None:
     """The page a row answered, or None: unanswered, or not a list of Pet (list.shape judges that)."""
     if isinstance(answer, Unanswered):
         return None
     try:
-        return store.Page(status, limit, tuple(expect.pet_list(answer)))
+        return store.Page(status, limit, tuple(expect.pet_list(answer, admitted or ())))
     except Mismatch:
         return None
 
@@ -181,8 +188,17 @@ def seed(run: Run, api: Api) -> Seeded:
     for key, answer in zip(keys, created[len(own) :], strict=True):
         _keep(seeded, plan[key], answer)
         seeded.plan[key] = {"sent": plan[key], **answers_to_data({"a": answer})["a"]}
-    if seeded.whole_before and FILLERS in parts:
+    # Every kind of refused create (required fields, types, status, JSON, credentials, media type, size) while the
+    # store is still small: the early look right after shows an animal a refusal still added, whatever the
+    # service's order (a refusal judged on a store grown past a page could not be).
+    # Beside them, a create carrying the id of the suite's first animal (create.id.assigned): that animal is
+    # read back after the grid (``_own_reads``), so a create that replaced it shows.
+    # Both are the create tests' (``PLAN``).
+    if PLAN in parts:
+        _refuse(run, api, seeded)
+    if seeded.whole_before and parts & {PLAN, FILLERS}:
         seeded.early = answers_to_data(_early_look(api))
+    if seeded.whole_before and FILLERS in parts:
         fillers = store.fillers_needed(pages[0], len(seeded.sent)) if pages[0] else 0
         bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
         # The last filler alone: the animal set-up created last, read back by its id (reads that lag
@@ -208,6 +224,33 @@ def _keep(seeded: Seeded, body: dict[str, Any], answer: Row) -> dict[str, Any] |
     seeded.sent[str(pet["id"])] = {**body, "status": pet.get("status")}  # what the service stored
     seeded.created[str(pet["id"])] = pet
     return pet
+
+
+def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
+    """Every refused create of ``writeplan.rejected_bodies`` and the create carrying a held id, side by side."""
+    seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
+    table = _rejected_requests(seeded.rejected)
+    held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+    if held is not None:
+        table["client-held-id"] = Request("POST", "/pets", json_body=held)
+    answers = send_table(api, table)
+    if held is not None:
+        seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
+    seeded.rejected_answers = answers_to_data(answers)
+    seeded.admitted = [
+        pet["id"]
+        for key, answer in answers.items()
+        if key.startswith(("reject-", "raw-")) and (pet := created_pet(answer)) is not None
+    ]
+
+
+def _rejected_requests(bodies: dict[str, Any]) -> dict[str, Request]:
+    def request(key: str, body: Any) -> Request:
+        if key.startswith("raw-"):
+            return Request("POST", "/pets", data=body)
+        return Request("POST", "/pets", json_body=body, **writeplan.REFUSED_FOR.get(key.removeprefix("refused-"), {}))
+
+    return {key: request(key, body) for key, body in bodies.items()}
 
 
 def _early_look(api: Api) -> dict[str, Row]:
@@ -238,6 +281,7 @@ class Grid:
     cap_seen: int
     samples: dict[int, Row] = field(default_factory=dict)  # id -> GET /pets/{id}, for ids the grid listed
     own_reads: dict[str, Row] = field(default_factory=dict)  # str(id) -> GET /pets/{id} of ``_read_back``
+    admitted: tuple[int, ...] = ()  # ``Seeded.admitted``: shown on pages, not judged for their shape
 
 
 def _sample_ids(answers: dict[str, Row]) -> list[int]:
@@ -272,7 +316,7 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
 
     shared = run.once_answers("grid", ask)
     answers = {q: shared[_grid_key(q)] for q in GRID}
-    pages = {q: page for q, answer in answers.items() if (page := _page(answer, *q)) is not None}
+    pages = {q: page for q, answer in answers.items() if (page := _page(answer, *q, seeded.admitted)) is not None}
     known = store.Knowledge()
     for pet in seeded.before:
         known.add(pet)
@@ -282,7 +326,8 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
         known.add({"id": int(pet_id), "status": status})
     samples = {int(key.removeprefix(SAMPLE)): row for key, row in shared.items() if key.startswith(SAMPLE)}
     own = {key.removeprefix(OWN_READ): row for key, row in shared.items() if key.startswith(OWN_READ)}
-    return Grid(answers, pages, known, store.largest_page(list(pages.values())), samples, own)
+    largest = store.largest_page(list(pages.values()))
+    return Grid(answers, pages, known, largest, samples, own, tuple(seeded.admitted))
 
 
 def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> list[dict[str, Any]]:

@@ -145,8 +145,105 @@ def plan_bodies(run: Run, crowded: bool) -> dict[str, dict[str, Any]]:
         bodies[f"open-{name}"] = {**run.new_pet("open", "available"), **fields}
     bodies["client-id"] = {**run.new_pet("client-id", "pending"), "id": CLIENT_ID}
     bodies["no-status"] = run.new_pet("no-status", None)
+    # No status either: a member named otherwise ("STATUS") is another member (RFC 8259 §4, §8.3), so it
+    # takes the status an omitted one takes (a decoder that folds case, as Go's does, sets it).
+    bodies["status-member-case"] = {**run.new_pet("status-case", None), "STATUS": "sold"}
     bodies |= twin_bodies(run.name("twin"))
     return bodies
+
+
+# -- the refused creates: planned early, so that a page shows the animal a refusal still added ----------
+
+# Bodies §4.2/§7 say to reject with 400 and an Error body, by the clause they break.  For each element of
+# a NewPet, every axis on which real parsers are lenient: member names are exact strings (RFC 8259 §4,
+# §8.3: "Name" is no "name"; a decoder that folds case, as Go's encoding/json does, takes it), and each
+# field against every JSON type that is not its own (§2: name a string, categoryId an int64, status a
+# PetStatus), ``true`` included (a loose equality takes true for any non-empty string).
+REJECTED: dict[str, dict[str, dict[str, Any]]] = {
+    "create.reject.required": {
+        "no-name": {"categoryId": 1},
+        "no-categoryId": {"name": "Rex"},
+        "empty-object": {},
+        "name-case": {"Name": "Rex", "categoryId": 1},
+        "categoryId-case": {"name": "Rex", "CategoryID": 1},
+    },
+    "create.reject.types": {
+        "categoryId-string": {"name": "Rex", "categoryId": "5"},
+        "categoryId-float": {"name": "Rex", "categoryId": 5.5},
+        "categoryId-bool": {"name": "Rex", "categoryId": True},
+        "categoryId-false": {"name": "Rex", "categoryId": False},
+        "categoryId-null": {"name": "Rex", "categoryId": None},
+        "categoryId-array": {"name": "Rex", "categoryId": [5]},
+        "categoryId-object": {"name": "Rex", "categoryId": {"id": 5}},
+        "categoryId-beyond-int64": {"name": "Rex", "categoryId": INT64_MAX + 1},
+        "name-number": {"name": 123, "categoryId": 1},
+        "name-fraction": {"name": 1.5, "categoryId": 1},
+        "name-bool": {"name": False, "categoryId": 1},
+        "name-true": {"name": True, "categoryId": 1},
+        "name-null": {"name": None, "categoryId": 1},
+        "name-array": {"name": ["Rex"], "categoryId": 1},
+        "name-object": {"name": {"first": "Rex"}, "categoryId": 1},
+    },
+    "create.reject.status": {
+        "status-unknown": {"name": "Rex", "categoryId": 1, "status": "adopted"},
+        "status-case": {"name": "Rex", "categoryId": 1, "status": "Available"},
+        "status-null": {"name": "Rex", "categoryId": 1, "status": None},
+        "status-number": {"name": "Rex", "categoryId": 1, "status": 1},
+        "status-fraction": {"name": "Rex", "categoryId": 1, "status": 1.5},
+        "status-true": {"name": "Rex", "categoryId": 1, "status": True},
+        "status-false": {"name": "Rex", "categoryId": 1, "status": False},
+        "status-array": {"name": "Rex", "categoryId": 1, "status": ["available"]},
+        "status-object": {"name": "Rex", "categoryId": 1, "status": {"value": "available"}},
+    },
+}
+# Bodies that are no JSON object (create.reject.json).
+REJECTED_RAW = {
+    "array": "[]",
+    "array-of-pet": '[{"name": "Rex", "categoryId": 1}]',
+    "string": '"Rex"',
+    "number": "42",
+    "null": "null",
+    "invalid-json": '{"name": "Rex", "categoryId": 1',
+    "not-json": "name=Rex&categoryId=1",
+    "empty": "",
+}
+# A valid NewPet refused for what it is sent with (§5.3: no key, a wrong key; §1: another media type), each
+# with the run's own name: a refusal of any kind adds no animal (create.reject.nothing-created).
+REFUSED_FOR: dict[str, dict[str, Any]] = {  # the options of the request (``api.Api.request``)
+    "no-key": {"authorization": None},
+    "wrong-key": {"authorization": "Bearer pc-not-the-key"},
+    "media-type": {"headers": {"Content-Type": "text/plain"}},
+}
+
+
+# Just past Express's default body limit (100 KiB), a NewPet without its categoryId: refused by every
+# compliant service, with a 400 Error or (its size refused first) a 413 Error (RFC 9110 §15.5.14).  Only to
+# a store seen whole: a faulty service that keeps it would put 100 KiB on every page of a shared store.
+TOO_LARGE = 100 * 1024 + 1
+
+
+def rejected_bodies(run: Run, crowded: bool = False) -> dict[str, Any]:
+    """Each refused create's body by its key (``reject-<case>``, ``raw-<case>``, ``refused-<reason>``): a
+    valid name is the run's own, so that an animal a refusal still added shows under it."""
+    bodies: dict[str, Any] = {}
+    for cases in REJECTED.values():
+        for name, body in cases.items():
+            named = {**body, "name": run.name(f"rej-{name}")} if body.get("name") == "Rex" else body
+            bodies[f"reject-{name}"] = named
+    bodies |= {f"raw-{name}": raw for name, raw in REJECTED_RAW.items()}
+    bodies |= {f"refused-{reason}": run.new_pet(f"refused-{reason}", "sold") for reason in REFUSED_FOR}
+    if not crowded:
+        name = run.name("refused-size-")
+        bodies["refused-too-large"] = {"name": name + "B" * (TOO_LARGE - len(name)), "status": "sold"}
+    return bodies
+
+
+def held_id_body(run: Run, held: dict[str, Any]) -> dict[str, Any]:
+    """A NewPet carrying the id of an animal the run created (§2: the id is "assigned by the service on
+    creation"): a service that keeps a client's id it already holds replaces that animal.  Its status and
+    category are the held animal's (a replaced animal shows by its name, on its clause alone)."""
+    body = run.new_pet("held-id", held.get("status") if held.get("status") in STATUSES else None)
+    return {**body, "categoryId": held.get("categoryId", 1), "id": held["id"]}
 
 
 def own_bodies(run: Run, count: int) -> list[dict[str, Any]]:
