@@ -68,6 +68,9 @@ class Seeded:
     # Ids of animals made from invalid data the service accepted (a refused body answered 2xx): their
     # rejection clauses judge them; lists show them, unjudged for their shape (``expect.pet_list``).
     admitted: list[int] = field(default_factory=list)
+    # Animals the refused creates and the held-id create added (a client id ignored makes a new animal):
+    # known to exist, and counted when set-up fills the store to 101 (so that it holds 101, not more).
+    beside_plan: list[dict[str, Any]] = field(default_factory=list)
     filler_ids: list[str] = field(default_factory=list)
     newest: dict[str, Any] | None = None  # the animal set-up created last, when it filled the store
 
@@ -199,7 +202,7 @@ def seed(run: Run, api: Api) -> Seeded:
     if seeded.whole_before and parts & {PLAN, FILLERS}:
         seeded.early = answers_to_data(_early_look(api))
     if seeded.whole_before and FILLERS in parts:
-        fillers = store.fillers_needed(pages[0], len(seeded.sent)) if pages[0] else 0
+        fillers = store.fillers_needed(pages[0], len(seeded.sent) + len(seeded.beside_plan)) if pages[0] else 0
         bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
         # The last filler alone: the animal set-up created last, read back by its id (reads that lag
         # behind writes show there).
@@ -234,6 +237,9 @@ def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
     if held is not None:
         table["client-held-id"] = Request("POST", "/pets", json_body=held)
     answers = send_table(api, table)
+    seeded.beside_plan = [
+        {"id": pet["id"], "status": pet.get("status")} for answer in answers.values() if (pet := created_pet(answer))
+    ]
     if held is not None:
         seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
     seeded.rejected_answers = answers_to_data(answers)
@@ -318,7 +324,7 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     answers = {q: shared[_grid_key(q)] for q in GRID}
     pages = {q: page for q, answer in answers.items() if (page := _page(answer, *q, seeded.admitted)) is not None}
     known = store.Knowledge()
-    for pet in seeded.before:
+    for pet in [*seeded.before, *seeded.beside_plan]:
         known.add(pet)
     for pet_id, body in seeded.sent.items():
         # An id handed out twice exists, with the status of whichever request the service took last.
