@@ -35,6 +35,7 @@ from devtools.launcher import SuiteRun
 from loopback import Api, apps_served
 from netpeers import PeerServer
 from petstore_contract.core import atomic
+from petstore_contract.plugin.start import add_markers
 from petstore_contract.transport import Transport
 from transportkit import options
 
@@ -125,6 +126,9 @@ def _catalogs(config: pytest.Config) -> dict[str, Chunked[Any]]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "catalog_kind(catalog, kind): parametrized over this tier's scenarios")
     config.addinivalue_line("markers", f"{TIERED}: a test whose size depends on the tier (catalogs, samples, counts)")
+    # The suite registers its markers in contract runs only (a vendor's session never sees them); a
+    # self-test that imports a suite module's tables (test_silence.py: tests.test_outside) meets its marks.
+    add_markers(config)
     # Any other xdist mode would give each worker tests of every chunk: the catalogs would run twice.
     if config.getoption("numprocesses", None) and config.getoption("dist", "no") != "loadgroup":
         raise pytest.UsageError("the self-tests deal their catalogs out by group: add --dist loadgroup to -n")

@@ -31,7 +31,7 @@ from petstore_contract.run.target import TargetConfigError, resolve
 def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
     # The suite's markers exist in its own runs only: another project's session (``--markers``,
     # ``--strict-markers``) sees exactly the markers it registers itself.
-    _add_markers(config)
+    add_markers(config)
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
     in_charge = not hasattr(config, "workerinput")
     option = config.option
@@ -63,7 +63,7 @@ def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
     config.option.base_url = settings.base_url
 
 
-def _add_markers(config: pytest.Config) -> None:
+def add_markers(config: pytest.Config) -> None:
     for line in (
         "clause(*ids): the clauses of clauses.toml that this test judges",
         "writes: the test sends POST requests (not selected in read-only runs)",
