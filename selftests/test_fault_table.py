@@ -310,6 +310,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "create_replaces_held_id": lambda api: (
         (held := api.create("held"))["id"] == api.create("other", id=held["id"])["id"]
     ),
+    "create_not_utf8_500": lambda api: api.post(data=b'{"name": "\xff", "categoryId": 1}').status_code == 500,
     "create_status_checked_after_insert": lambda api: (
         api.post({"name": "ghost", "categoryId": 1, "status": "adopted"}).status_code == 400
         and any(p["name"] == "ghost" for p in api.pets())

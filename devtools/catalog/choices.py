@@ -7,6 +7,9 @@ compliant variant of that name (``catalog_app``).
 - ``repeated-key-refused``: a body that gives a key twice is refused with a 400 Error (RFC 8259 §4: "The
   names within an object SHOULD be unique"; what a parser does with a repeated one is its own), where the
   reference keeps the last value.
+- ``lenient-utf8``: a body whose strings hold bytes that are not UTF-8 is read with each such byte as
+  U+FFFD (as Go's and Node's decoders do) and created (RFC 8259 §9: a parser "MAY accept non-JSON
+  forms"), where the reference refuses it with 400 (§8.1: JSON text is UTF-8).
 - ``deprecation-parameters``: the Deprecation Date carries a structured-field parameter (RFC 9651
   §3.1.2), which the reference does not send.
 """
@@ -47,6 +50,18 @@ class RepeatedKeyRefused(PetStore):
         return body
 
 
+class LenientUtf8(PetStore):
+    async def read_body(self, request: Any) -> Any:
+        raw = await request.body()
+        readable = raw.decode("utf-8", "replace").encode()
+        if readable == raw:
+            return await super().read_body(request)
+        try:
+            return json.loads(readable)
+        except ValueError as exc:
+            raise BadRequest("request body is not valid JSON") from exc
+
+
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len({key for key, _ in pairs}) != len(pairs):
         raise BadRequest("a member name is given twice")
@@ -54,4 +69,4 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 # Compliant variants whose choice is the server's own, not a rule's: served by this store.
-STORED: dict[str, type[PetStore]] = {"repeated-key-refused": RepeatedKeyRefused}
+STORED: dict[str, type[PetStore]] = {"repeated-key-refused": RepeatedKeyRefused, "lenient-utf8": LenientUtf8}

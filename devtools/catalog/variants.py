@@ -179,6 +179,11 @@ VARIANTS: dict[str, Variant] = {
             summary="refuses a body that gives a member name twice with a 400 Error (choices.STORED)",
         ),
         Variant(
+            name="lenient-utf8",
+            summary="reads a body's bytes that are not UTF-8 as U+FFFD and creates the animal, as Go's and Node's "
+            "decoders do (RFC 8259 §9; choices.STORED)",
+        ),
+        Variant(
             name="deprecation-parameters",
             summary='sends Deprecation: @1767225600;reason="replaced by GET /pets", a Date with a parameter '
             "(RFC 9651 §3.1.2: parameters on an Item; choices.RULED)",

@@ -161,6 +161,22 @@ class Pairs(list[tuple[str, Any]]):
     """A JSON object's members in order, a key given twice kept twice."""
 
 
+@fault("create_not_utf8_500")
+class CreateNotUtf8ServerError(PetStore):
+    """Reads the body with its bytes that are not UTF-8 kept (Ruby's parser copies them), then measures the
+    name in UTF-8 bytes unguarded: 500 before anything is stored (RFC 8259 §8.1: JSON text is UTF-8)."""
+
+    async def read_body(self, request: Request) -> Any:
+        raw = await request.body()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            body = json.loads(raw.decode("utf-8", "surrogateescape"))
+            if isinstance(body, dict) and isinstance(body.get("name"), str):
+                len(body["name"].encode("utf-8"))  # raises: a server error, nothing stored
+        return await super().read_body(request)
+
+
 @fault("create_repeated_key_validated_first_stored_last")
 class CreateRepeatedKeyMixed(PetStore):
     """A body that repeats a key: validates its first value and stores its last (two parsers disagreeing)."""

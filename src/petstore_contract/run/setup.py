@@ -253,7 +253,7 @@ def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
 def _rejected_requests(bodies: dict[str, Any]) -> dict[str, Request]:
     def request(key: str, body: Any) -> Request:
         if key.startswith("raw-"):
-            return Request("POST", "/pets", data=body)
+            return Request("POST", "/pets", data=writeplan.raw_bytes(body))
         return Request("POST", "/pets", json_body=body, **writeplan.REFUSED_FOR.get(key.removeprefix("refused-"), {}))
 
     return {key: request(key, body) for key, body in bodies.items()}

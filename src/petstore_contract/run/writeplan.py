@@ -207,6 +207,29 @@ REJECTED_RAW = {
     "not-json": "name=Rex&categoryId=1",
     "empty": "",
 }
+# JSON objects whose name holds bytes that are not UTF-8: a lone 0xFF, a Latin-1 letter, a sequence cut
+# short.  RFC 8259 §8.1: JSON text exchanged "MUST be encoded using UTF-8"; §9: a parser "MAY accept
+# non-JSON forms".  So each is refused with a 4xx Error or taken as the service reads it (201: Go's and
+# Node's decoders put U+FFFD for each byte), and never a 5xx (create.reject.json).  Not sent: the forms
+# lax decoders pass through unchanged into later answers (an overlong form, an encoded UTF-16 surrogate,
+# a lone "\ud800" escape; §8.2 calls its behaviour "unpredictable"), where a client could not tell a
+# fault from the garbage it sent.  Text with surrogate escapes for the bytes (plain data for the run's
+# processes; ``raw_bytes`` sends them).
+NOT_UNICODE = {
+    name: raw.decode("utf-8", "surrogateescape")
+    for name, raw in {
+        "byte-ff": b'{"name": "Rex \xff", "categoryId": 1}',
+        "latin-1": b'{"name": "Rex M\xfcller", "categoryId": 1}',
+        "cut-short": b'{"name": "Rex \xc3", "categoryId": 1}',
+    }.items()
+}
+
+
+def raw_bytes(raw: str) -> bytes:
+    """The bytes of a raw body of the plan (``REJECTED_RAW``, ``NOT_UNICODE``)."""
+    return raw.encode("utf-8", "surrogateescape")
+
+
 # A valid NewPet refused for what it is sent with (§5.3: no key, a wrong key; §1: another media type), each
 # with the run's own name: a refusal of any kind adds no animal (create.reject.nothing-created).
 REFUSED_FOR: dict[str, dict[str, Any]] = {  # the options of the request (``api.Api.request``)
@@ -230,7 +253,7 @@ def rejected_bodies(run: Run, crowded: bool = False) -> dict[str, Any]:
         for name, body in cases.items():
             named = {**body, "name": run.name(f"rej-{name}")} if body.get("name") == "Rex" else body
             bodies[f"reject-{name}"] = named
-    bodies |= {f"raw-{name}": raw for name, raw in REJECTED_RAW.items()}
+    bodies |= {f"raw-{name}": raw for name, raw in (REJECTED_RAW | NOT_UNICODE).items()}
     bodies |= {f"refused-{reason}": run.new_pet(f"refused-{reason}", "sold") for reason in REFUSED_FOR}
     if not crowded:
         name = run.name("refused-size-")
