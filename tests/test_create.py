@@ -234,8 +234,8 @@ def test_an_id_the_suite_holds_replaces_no_animal(
     sent: Sent, judge: Judge, reads: list[tuple[dict[str, Any], Row]]
 ) -> None:
     """§2 "Unique identifier, assigned by the service on creation": a create carrying the id of an animal
-    the run created is ignored (201 with a new id: none handed out before) or refused (400 Error); either
-    way the animal that holds that id reads back as it was created."""
+    the run created is ignored (201 with an id of the service's own: one handed out again is create.id's)
+    or refused (400 Error); either way the animal that holds that id reads back as it was created."""
     answer = sent[0].get("client-held-id")
     if answer is None:
         raise undecided("create.id.assigned", PRECONDITION, "set-up created no animal to hold", "create.created")
@@ -340,7 +340,7 @@ def test_body_that_is_not_a_json_object_is_rejected(sent: Sent, judge: Judge, na
 
 
 @pytest.mark.clause("create.reject.json")
-@pytest.mark.parametrize("name", writeplan.NOT_UNICODE)
+@pytest.mark.parametrize("name", writeplan.NOT_UTF8)
 def test_a_name_that_is_not_utf8_gets_no_server_error(sent: Sent, judge: Judge, name: str) -> None:
     """RFC 8259 §8.1 (JSON text is UTF-8), §9 (a parser "MAY accept non-JSON forms"): refused with a 4xx
     Error, or taken as the service reads it (201 and a Pet); a 5xx is the service failing on what it was

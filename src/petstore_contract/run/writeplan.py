@@ -215,7 +215,7 @@ REJECTED_RAW = {
 # a lone "\ud800" escape; §8.2 calls its behaviour "unpredictable"), where a client could not tell a
 # fault from the garbage it sent.  Text with surrogate escapes for the bytes (plain data for the run's
 # processes; ``raw_bytes`` sends them).
-NOT_UNICODE = {
+NOT_UTF8 = {
     name: raw.decode("utf-8", "surrogateescape")
     for name, raw in {
         "byte-ff": b'{"name": "Rex \xff", "categoryId": 1}',
@@ -226,7 +226,7 @@ NOT_UNICODE = {
 
 
 def raw_bytes(raw: str) -> bytes:
-    """The bytes of a raw body of the plan (``REJECTED_RAW``, ``NOT_UNICODE``)."""
+    """The bytes of a raw body of the plan (``REJECTED_RAW``, ``NOT_UTF8``)."""
     return raw.encode("utf-8", "surrogateescape")
 
 
@@ -253,7 +253,7 @@ def rejected_bodies(run: Run, crowded: bool = False) -> dict[str, Any]:
         for name, body in cases.items():
             named = {**body, "name": run.name(f"rej-{name}")} if body.get("name") == "Rex" else body
             bodies[f"reject-{name}"] = named
-    bodies |= {f"raw-{name}": raw for name, raw in (REJECTED_RAW | NOT_UNICODE).items()}
+    bodies |= {f"raw-{name}": raw for name, raw in (REJECTED_RAW | NOT_UTF8).items()}
     bodies |= {f"refused-{reason}": run.new_pet(f"refused-{reason}", "sold") for reason in REFUSED_FOR}
     if not crowded:
         name = run.name("refused-size-")
