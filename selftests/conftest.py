@@ -54,6 +54,9 @@ PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "2" if "PYTEST_XDIST
 CHUNKS = {"kill-matrix": (4, 8), "blind": (2, 10)}  # (tier 1, tier 2)
 SELF_PROOF_OPTION = "--self-proof"
 TIERED = "tiered"  # the marker of every test whose size depends on the tier: what tier 2 runs
+# The marker of a test (or one parameter of it) that only tier 2 runs: a repetition, another setting or
+# another target of a mechanism that a test of tier 1 shows already (``tiers.py`` says which).
+TIER_2 = "tier_2"
 TIERED_FIXTURES = frozenset({"catalog", "blind_catalog", "whole_self_proof"})
 CATALOGS_KEY = pytest.StashKey[dict[str, "Chunked[Any]"]]()
 MERGED_KEY = pytest.StashKey[dict[str, list[Any]]]()
@@ -116,6 +119,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     whole = self_proof(metafunc.config)
     todo: list[Any] = tiers.kill_matrix(whole) if catalog == "kill-matrix" else tiers.blind(whole)
     chosen = [s for s in todo if s.kind == kind or (kind == tiers.GENERATED_ONLY and tiers.generated_only(s))]
+    if not chosen:  # none in this tier's slice (the blind rounds' faults in tier 1): the test is tier 2's
+        metafunc.parametrize("catalog_scenario", [pytest.param(None, marks=pytest.mark.tier_2)], ids=["tier-2"])
+        return
     metafunc.parametrize("catalog_scenario", chosen, ids=[s.label for s in chosen])
 
 
@@ -126,6 +132,7 @@ def _catalogs(config: pytest.Config) -> dict[str, Chunked[Any]]:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "catalog_kind(catalog, kind): parametrized over this tier's scenarios")
     config.addinivalue_line("markers", f"{TIERED}: a test whose size depends on the tier (catalogs, samples, counts)")
+    config.addinivalue_line("markers", f"{TIER_2}: run by the whole self-proof (tier 2) only")
     # The suite registers its markers in contract runs only (a vendor's session never sees them); a
     # self-test that imports a suite module's tables (test_silence.py: tests.test_outside) meets its marks.
     add_markers(config)
@@ -158,10 +165,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     tier_2_only = []
     for item in items:
         params = item.callspec.params if isinstance(item, pytest.Function) and hasattr(item, "callspec") else {}
-        if item.path.parent.parent == HERE and item.path.parent.name in blind_scores.ROUNDS:
-            # A blind round's own self-proof (every fault demonstrated on its server) sweeps the catalog too.
+        # A blind round's own self-proof (every fault demonstrated on its server) sweeps the catalog too.
+        own_round = item.path.parent.parent == HERE and item.path.parent.name in blind_scores.ROUNDS
+        if own_round or item.get_closest_marker(TIER_2):
             item.add_marker(TIERED)
             tier_2_only.append(item)
+            if not whole:
+                continue
         if "catalog" in item.fixturenames:
             group = f"kill-matrix-{kill_chunks[params['catalog_scenario']]}"
         elif "blind_catalog" in item.fixturenames:
@@ -173,7 +183,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(TIERED)
     if tier_2_only and not whole:
         config.hook.pytest_deselected(items=tier_2_only)
-        items[:] = [item for item in items if item not in tier_2_only]
+        deselected = set(tier_2_only)
+        items[:] = [item for item in items if item not in deselected]
 
 
 # -- the reference's and the fault table's self-tests ------------------------------------------------

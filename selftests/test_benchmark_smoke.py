@@ -46,6 +46,7 @@ def test_bench_help_exits_0() -> None:
     assert all(option in done.stdout for option in ("--smoke", "--quick", "--repeats"))
 
 
+@pytest.mark.tier_2
 def test_smoke_mode_runs_the_suite_once_and_writes_only_where_asked(tmp_path: Path) -> None:
     results_before = RESULTS.read_bytes() if RESULTS.exists() else None
     report = tmp_path / "smoke.md"

@@ -155,9 +155,9 @@ def test_each_mode_does_what_it_says() -> None:
         assert (proxy.counts.stalls, proxy.counts.trickles) == (1, 2), proxy.counts
 
 
-def test_the_proxy_alone_passes_the_reference(whole_self_proof: bool) -> None:
-    if not whole_self_proof:  # tier 1: every row's test shows the proxy relaying what it does not break
-        pytest.skip("tier 2 (--self-proof): the proxy without a fault in front of the reference")
+@pytest.mark.tier_2
+def test_the_proxy_alone_passes_the_reference() -> None:
+    """Tier 2: in tier 1, every row's test shows the proxy relaying what it does not break."""
     run, proxy = behind(reference)
     assert proxy.counts.forwarded == proxy.counts.requests > 0, proxy.counts
     assert run.verdict == "conformant" and run.exit_code == 0, told(run, proxy)
@@ -235,6 +235,7 @@ def test_a_restart_that_hands_ids_out_again_breaks_create_id() -> None:
     assert "no longer found" in words or "restart" in words, told(run, proxy)
 
 
+@pytest.mark.tier_2
 def test_stalled_answers_are_judged_and_reported() -> None:
     """Row 5: every 50th answer held 2 s (within the 3 s request timeout): conformant, the stalls said."""
     run, proxy = behind(reference, stall(every=50, seconds=2), args=("--contract-request-timeout", "3"))
@@ -244,6 +245,7 @@ def test_stalled_answers_are_judged_and_reported() -> None:
     assert reported, f"no report mentions the {proxy.counts.stalls} stalls: {told(run, proxy)}"
 
 
+@pytest.mark.tier_2
 def test_a_trickling_answer_names_its_limit() -> None:
     """Row 6: bodies in 1-byte writes 0.1 s apart, each gap within the 1 s timeout, the body past 3 s."""
     run, proxy = behind(reference, trickle(bytes_per_write=1, delay=0.1), args=("--contract-request-timeout", "1"))
@@ -254,10 +256,10 @@ def test_a_trickling_answer_names_its_limit() -> None:
     assert "--contract-request-timeout" in reason and "did not answer" not in reason, told(run, proxy)
 
 
+# Tier 2: in tier 1, test_repeat_findings.py shows a steady fault reproduced and a 5xx seen once set aside.
+@pytest.mark.tier_2
 @pytest.mark.parametrize("flicker", [False, True], ids=["steady", "with-502-flicker"])
-def test_a_reproducible_500_stays_caught_behind_the_proxy(flicker: bool, whole_self_proof: bool) -> None:
-    if not (flicker or whole_self_proof):  # tier 1: the kill matrix's slice runs the steady fault already
-        pytest.skip("tier 2 (--self-proof): the steady fault behind the proxy")
+def test_a_reproducible_500_stays_caught_behind_the_proxy(flicker: bool) -> None:
     fault = FAULTS[REPRODUCIBLE_500]
     modes = (gateway_502(0.01),) if flicker else ()
     run, proxy = behind(lambda: catalog_app(KEY, REFERENCE, REPRODUCIBLE_500), *modes)

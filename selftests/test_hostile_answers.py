@@ -70,7 +70,7 @@ def run_behind(rewrite: Rewrite, key: str = KEY) -> SuiteRun:
 
 @pytest.mark.parametrize(
     ("rewrite", "clause"),
-    [(far_deprecation, "read.sunset"), (basic_challenge, "auth.challenge")],
+    [pytest.param(far_deprecation, "read.sunset", marks=pytest.mark.tier_2), (basic_challenge, "auth.challenge")],
     ids=["deprecation-in-year-56971", "basic-challenge-on-401"],
 )
 def test_values_that_crashed_checks_are_findings(rewrite: Rewrite, clause: str) -> None:
@@ -105,7 +105,7 @@ def _unchanged(method: str, path: str, status: int, head: list[tuple[bytes, byte
     return status, head
 
 
-@pytest.mark.parametrize("key", ["k", "7", "-"])
+@pytest.mark.parametrize("key", ["k", *(pytest.param(k, marks=pytest.mark.tier_2) for k in ("7", "-"))])
 def test_a_conformant_server_passes_with_a_one_character_key(key: str) -> None:
     run = run_behind(_unchanged, key=key)
     assert suite_errors(run) == 0, run.output[-3000:]

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from devtools import run_suite
 from devtools.launcher import with_plugins
 
 
+@pytest.mark.tier_2
 def test_no_module_is_first_imported_on_a_worker_thread(tmp_path: Path) -> None:
     out = tmp_path / "threaded-imports.txt"
     run = run_suite(

@@ -144,7 +144,13 @@ def test_each_new_name_parses_to_its_setting(tmp_path: Path) -> None:
     assert all(seen[dest] != defaults[dest] for dest in dests), "each option was given a value of its own"
 
 
-@pytest.mark.parametrize("old", sorted(OLD_NAMES))
+# Tier 1: the two names vendors' conftests hold most often; tier 2 every one.
+TIER_1_OLD_NAMES = ("--target", "--report-dir")
+
+
+@pytest.mark.parametrize(
+    "old", [o if o in TIER_1_OLD_NAMES else pytest.param(o, marks=pytest.mark.tier_2) for o in sorted(OLD_NAMES)]
+)
 def test_an_old_name_is_an_unknown_option(old: str, tmp_path: Path) -> None:
     """No alias is left: pytest's own usage error (exit 4), the same as for any option nobody registered."""
     done, _ = probe(tmp_path, old, code=4)
@@ -155,6 +161,7 @@ def test_an_old_name_is_an_unknown_option(old: str, tmp_path: Path) -> None:
 # -- a retired option: parsed, named once, nothing changed ---------------------------------------------
 
 
+@pytest.mark.tier_2
 def test_the_retired_option_parses_and_is_named_once(tmp_path: Path) -> None:
     done, seen = probe(tmp_path, "--contract-child-processes", "none", "--contract-child-processes=auto")
     assert seen["petstore_child_processes"] == "auto"
@@ -177,6 +184,7 @@ def test_the_retired_notice_line() -> None:
     )
 
 
+@pytest.mark.tier_2
 def test_a_run_given_the_retired_option_is_the_same_run() -> None:
     plain = run_hosted(None, None, "--contract-profile", "quick", timeout=600)
     given = run_hosted(None, None, "--contract-profile", "quick", "--contract-child-processes", "none", timeout=600)
@@ -225,7 +233,7 @@ def test_bad_values_are_one_line_naming_the_option(args: list[str], message: str
     assert "Traceback" not in done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("flag", ["--contract-report-dir", "--contract-record"])
+@pytest.mark.parametrize("flag", ["--contract-report-dir", pytest.param("--contract-record", marks=pytest.mark.tier_2)])
 def test_an_existing_path_after_a_space_that_pytest_took_for_a_test_path_is_one_line(flag: str, tmp_path: Path) -> None:
     """pytest roots the session at an existing path written after a space when that path shares no folder
     but / with the working directory (it chooses its rootdir before it knows the plugin's options): the

@@ -218,7 +218,10 @@ PLACES = {
 }
 
 
-@pytest.mark.parametrize("place", PLACES)
+# Tier 1: started ahead (a run's usual place); tier 2 every place.
+@pytest.mark.parametrize(
+    "place", [place if place == "started-ahead" else pytest.param(place, marks=pytest.mark.tier_2) for place in PLACES]
+)
 def test_stateful_finding_is_the_same_wherever_the_walk_runs(place: str) -> None:
     """A fault that only the sequences see: the same clause and evidence, sent ahead or inline."""
     latency, options = PLACES[place]
@@ -251,6 +254,7 @@ def _started_processes(tmp_path: Path, base_url: str | None, key: str | None) ->
     return run, [line for line in lines if not line.endswith(" -")]
 
 
+@pytest.mark.tier_2
 def test_a_run_against_a_target_starts_no_process(tmp_path: Path) -> None:
     """The whole suite against an external (loopback) target: no subprocess, fork, spawn or exec."""
     with BackgroundServer(build_app(KEY)) as server:
@@ -271,7 +275,11 @@ def test_the_embedded_reference_is_the_only_process_a_run_starts(tmp_path: Path)
 
 @pytest.mark.parametrize(
     "selection",
-    [("--collect-only",), ("-k", "no_test_has_this_name"), ("-m", "no_such_marker")],
+    [
+        pytest.param(("--collect-only",), marks=pytest.mark.tier_2),
+        ("-k", "no_test_has_this_name"),
+        pytest.param(("-m", "no_such_marker"), marks=pytest.mark.tier_2),
+    ],
     ids=["collect-only", "keyword-selects-none", "marker-selects-none"],
 )
 def test_no_write_when_no_test_runs(selection: tuple[str, ...]) -> None:

@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any
 
+import pytest
 import requests
 
 from hosted import run_hosted
@@ -283,6 +284,7 @@ def test_the_reference_rate_limit_is_a_token_bucket_in_front_of_the_service() ->
     assert app.state.store.routed == 8 - len(refused)  # a refused request never reached the service
 
 
+@pytest.mark.tier_2
 def test_a_rate_limited_target_slows_the_run_and_sees_about_its_rate() -> None:
     key = "pace-" + secrets.token_urlsafe(12)
     seen = Seen(build_app(key, dataclasses.replace(REFERENCE, rate_limit_per_second=RATE)))

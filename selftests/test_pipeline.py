@@ -53,7 +53,8 @@ class Counted:
         await self.app(scope, receive, counting)
 
 
-@pytest.mark.parametrize("mode", [(), ("-n", "2")], ids=["one process", "-n 2"])
+# Tier 1 under xdist, where a worker's answers have the furthest to go; tier 2 in one process too.
+@pytest.mark.parametrize("mode", [pytest.param((), marks=pytest.mark.tier_2), ("-n", "2")], ids=["one process", "-n 2"])
 def test_every_answer_of_a_run_is_judged(mode: tuple[str, ...]) -> None:
     counted = Counted(build_app(KEY, REFERENCE))
     with BackgroundServer(counted) as server:  # type: ignore[arg-type]
@@ -68,7 +69,7 @@ def test_every_answer_of_a_run_is_judged(mode: tuple[str, ...]) -> None:
     assert facts["unanswered"] == counted.redirects
 
 
-@pytest.mark.parametrize("store", [EMPTY, CROWDED])
+@pytest.mark.parametrize("store", [EMPTY, pytest.param(CROWDED, marks=pytest.mark.tier_2)])
 def test_a_valid_create_refused_during_set_up_violates_create_created(store: str) -> None:
     run = run_scenario(Scenario("fault", "create_rejects_sold", store))
     assert run.verdict == "not_conformant", run.output[-2000:]

@@ -146,6 +146,7 @@ def test_the_write_counter_sees_a_read_write_run(reference: BackgroundServer) ->
     assert writes(reference) - before == run.summary["writes"] > 0
 
 
+@pytest.mark.tier_2
 def test_a_read_only_run_after_a_read_write_run_in_one_interpreter_sends_no_write(
     reference: BackgroundServer, writes_tests: set[str]
 ) -> None:

@@ -51,6 +51,10 @@ def replay(made: Path, finding_id: str, key: str | None = KEY) -> tuple[int, str
     return done.returncode, lines[0]
 
 
+# The tests of a bundle's findings judged again (``made``: a certification run, the default profile, about
+# 20 s of CPU) are tier 2's; tier 1 pins what replay can run again (below) and test_curl_replay.py the
+# curl lines.
+@pytest.mark.tier_2
 @pytest.mark.parametrize("source", ["targeted", "generated"])
 def test_still_violated_against_the_faulty_server_then_fixed(made: Path, port: int, source: str) -> None:
     chosen = finding(made, source)["id"]
@@ -64,6 +68,7 @@ def test_still_violated_against_the_faulty_server_then_fixed(made: Path, port: i
     assert code == 0 and line == f"no longer reproduced: {chosen} (auth.challenge): bearer-challenge holds (HTTP 401)"
 
 
+@pytest.mark.tier_2
 def test_an_answer_the_check_does_not_apply_to_cannot_be_rejudged(made: Path, port: int) -> None:
     """The same request now served without credentials (another fault): no 401, no challenge to judge."""
     chosen = next(
@@ -77,11 +82,13 @@ def test_an_answer_the_check_does_not_apply_to_cannot_be_rejudged(made: Path, po
     assert code == 6 and line.startswith(f"cannot re-judge {chosen} (auth.challenge): the answer is now HTTP 200")
 
 
+@pytest.mark.tier_2
 def test_a_target_that_does_not_answer_cannot_rejudge(made: Path) -> None:
     code, line = replay(made, finding(made, "targeted")["id"])  # nothing listens on the port now
     assert code == 6 and "cannot re-judge" in line and "the target did not answer" in line
 
 
+@pytest.mark.tier_2
 def test_bad_input_is_one_line_and_exit_2(made: Path, tmp_path: Path) -> None:
     chosen = finding(made, "targeted")["id"]
     code, line = replay(made, "auth.challenge/99999")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import secrets
 
+import pytest
+
 from devtools.catalog import VARIANTS, catalog_app
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
@@ -16,6 +18,7 @@ from petstore_contract.reference import BackgroundServer, build_app
 QUICK = ("--contract-profile", "quick")
 
 
+@pytest.mark.tier_2  # tier 1: the stop at a violation, below
 def test_stop_at_a_should_failure_is_inconclusive() -> None:
     # `minimal` is compliant, but its challenge names an error code even without credentials (the
     # RFC 6750 §3.1 SHOULD NOT): a warning, and a failed test at which -x stops.

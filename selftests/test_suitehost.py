@@ -23,6 +23,7 @@ from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 KEY = "suitehost-selftest-key-3b9e"
 
 
+@pytest.mark.tier_2
 def test_runs_in_one_host_do_not_carry_over() -> None:
     host = SuiteHost()
     try:

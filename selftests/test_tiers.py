@@ -1,8 +1,8 @@
 """Tier 1's slice of the catalogs (``tiers.py``) keeps covering what the whole catalogs cover.
 
 The slice is derived from the catalogs by a rule, so it grows with them; these tests make sure it can
-never silently lose a clause, a catalog's compliant servers or the unjudgeable targets, and that it
-stays a slice (tier 1 has to fit in CI's minutes).
+never silently lose a section of the document, a catalog's compliant servers or the unjudgeable
+targets, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from blind_scores import scenarios as blind_scenarios
 from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, scenarios
 
-# Tier 1's budget for catalog runs (each about 6 s of CPU): beyond it, .ci/run leaves its 15 minutes.
-MOST_RUNS = 80
+# Tier 1's budget for catalog runs (each about 6 s of CPU, a tenth of the self-tests' CPU for every
+# ten runs): beyond it, .ci/run leaves its 10 minutes.
+MOST_RUNS = 30
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +31,10 @@ def blind() -> tuple[list[BlindScenario], list[BlindScenario]]:
     return everything, tiers.blind_slice(everything)
 
 
-def test_every_clause_a_fault_breaks_has_a_fault_in_the_slice(kill_slice: list[Scenario]) -> None:
-    covered = {FAULTS[s.name].clause for s in kill_slice if s.kind == "fault"}
-    assert sorted({f.clause for f in FAULTS.values()} - covered) == []
+def test_every_section_a_fault_breaks_has_a_fault_in_the_slice(kill_slice: list[Scenario]) -> None:
+    covered = {tiers.section(FAULTS[s.name].clause) for s in kill_slice if s.kind == "fault"}
+    assert sorted({tiers.section(f.clause) for f in FAULTS.values()} - covered) == []
+    assert {"auth", "list", "create", "read"} <= covered
 
 
 def test_the_slice_holds_a_fault_only_the_generated_tests_catch(kill_slice: list[Scenario]) -> None:
@@ -44,22 +46,19 @@ def test_the_kill_matrix_slice_has_compliant_servers_on_both_stores_and_every_un
 ) -> None:
     variants = [s for s in kill_slice if s.kind == "variant"]
     assert {s.store for s in variants} == {EMPTY, CROWDED}
-    assert len({s.name for s in variants}) >= 3, "the reference and a few of its compliant variants"
+    assert len({s.name for s in variants}) >= 2, "the reference and its compliant variants"
     unjudgeable = {s for s in scenarios() if s.kind == "unjudgeable"}
     assert unjudgeable <= set(kill_slice)
 
 
-def test_every_blind_round_has_compliant_servers_and_faults_in_the_slice(
+def test_every_blind_round_has_a_compliant_server_in_the_slice(
     blind: tuple[list[BlindScenario], list[BlindScenario]],
 ) -> None:
-    everything, chosen = blind
+    _, chosen = blind
     for round_ in ROUNDS:
-        mine = [s for s in chosen if s.round == round_]
-        compliant_stores = {s.preload > 0 for s in mine if s.kind == "compliant"}
-        assert compliant_stores == {False, True}, f"{round_}: a compliant server on an empty and a crowded store"
-        faults = [s for s in mine if s.kind == "fault"]
-        if any(s.kind == "fault" and s.round == round_ for s in everything):
-            assert len(faults) >= 2, f"{round_}: a few faults"
+        assert any(s.kind == "compliant" and s.round == round_ for s in chosen), f"{round_}: a compliant server"
+    compliant_stores = {s.preload > 0 for s in chosen if s.kind == "compliant"}
+    assert compliant_stores == {False, True}, "the rounds' compliant servers on an empty and on a crowded store"
 
 
 def test_the_slice_is_taken_from_the_catalogs_and_stays_a_slice(

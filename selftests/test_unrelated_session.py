@@ -96,7 +96,8 @@ def test_a_vendor_session_is_the_same_with_and_without_the_plugin(tmp_path: Path
     assert "petstore_contract.plugin.options" in modules_with - modules_without, "the plugin was loaded"
     assert seen_with == seen_without, (seen_with, seen_without)
     assert seen_with["frozen"] == 0
-    assert seen_with["sigterm"] == seen_with["sighup"] == str(signal.SIG_DFL)
+    # Python's own disposition: the default, or "ignore" where the session was started so (nohup, a CI runner).
+    assert {seen_with["sigterm"], seen_with["sighup"]} <= {str(signal.SIG_DFL), str(signal.SIG_IGN)}, seen_with
     # Python's own bytecode cache aside (the self-tests let suite runs write it: conftest.py), nothing is left.
     left = sorted(p.name for p in project.iterdir() if p.name != "__pycache__")
     assert left == ["state0.json", "state2.json", "test_vendor.py"], left

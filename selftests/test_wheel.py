@@ -121,16 +121,16 @@ def test_installed_wheel_runs_the_suite_from_an_empty_directory(wheel_env: Path,
     assert str(ROOT) not in location, f"the checkout was imported, not the wheel: {location}"
 
 
-# Tier 2 (--self-proof): 20 runs, so that a gate failing one run in six shows with 97 % certainty
-# (1 - (5/6)^20).  Tier 1: 2, the smallest count that still runs the wheel a second time, on a store its
-# first run filled, with no bytecode cached by either (the flake of issue 22 is tier 2's to bound).
-RUNS_TIER_1, RUNS_TIER_2 = 2, 20
+# 20 runs (tier 2), so that a gate failing one run in six shows with 97 % certainty (1 - (5/6)^20); tier 1
+# runs the wheel once (test_installed_wheel_runs_the_suite_from_an_empty_directory).
+RUNS = 20
 
 
-def test_installed_wheel_is_conformant_every_time(wheel_env: Path, tmp_path: Path, whole_self_proof: bool) -> None:
+@pytest.mark.tier_2
+def test_installed_wheel_is_conformant_every_time(wheel_env: Path, tmp_path: Path) -> None:
     """A gate that says "inconclusive" one run in six on a healthy Staging gets switched off: runs in a
     row of the installed wheel (no bytecode caches) against a conformant server all end conformant."""
-    runs = RUNS_TIER_2 if whole_self_proof else RUNS_TIER_1
+    runs = RUNS
     verdicts = []
     with _reference(wheel_env, tmp_path) as base_url:
         for number in range(runs):
@@ -140,6 +140,7 @@ def test_installed_wheel_is_conformant_every_time(wheel_env: Path, tmp_path: Pat
     assert verdicts == [0] * runs
 
 
+@pytest.mark.tier_2
 def test_installed_wheel_certifies_and_verifies_from_an_empty_directory(wheel_env: Path, tmp_path: Path) -> None:
     """``petstore-contract certify`` runs the wheel's own suite (not a checkout's tests/), and the bundle
     verifies with the installed ``petstore-contract verify``."""
