@@ -50,7 +50,7 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # or two per worker when two xdist workers share the cores.
 PARALLEL = int(os.environ.get("PETSTORE_SELFTEST_PARALLEL", "2" if "PYTEST_XDIST_WORKER" in os.environ else "3"))
 # Chunks per catalog: enough for the workers to share them evenly, few enough that a chunk's last
-# runs (when fewer than PARALLEL are left) cost little.  Tier 1's slice is a fifth of the catalogs.
+# runs (when fewer than PARALLEL are left) cost little.  Tier 1's slice is a few per cent of the catalogs.
 CHUNKS = {"kill-matrix": (4, 8), "blind": (2, 10)}  # (tier 1, tier 2)
 SELF_PROOF_OPTION = "--self-proof"
 TIERED = "tiered"  # the marker of every test whose size depends on the tier: what tier 2 runs

@@ -2,7 +2,7 @@
 a run's verdict, reports or traffic, not its process.
 
 A suite run in a fresh interpreter spends about 3 of its 7-8 s of CPU starting up (imports, plugin
-load); tier 1 runs about a hundred such runs besides the catalogs.  ``run_hosted`` takes the same
+load); tier 1 runs about fifty such runs besides the catalogs.  ``run_hosted`` takes the same
 arguments as ``launcher.run_suite`` and gives the same ``SuiteRun`` (the same pytest command line, the
 key in the run's environment alone, reports read back), minus the start-up.
 

@@ -18,7 +18,7 @@ from petstore_contract.reference import BackgroundServer, build_app
 QUICK = ("--contract-profile", "quick")
 
 
-# Tier 2: in tier 1 the kill matrix's crowded reference and test_write_plan.py judge a store a run did not start.
+# Tier 2: in tier 1 the kill matrix's crowded reference judges a store that holds animals the run did not create.
 @pytest.mark.tier_2
 @pytest.mark.parametrize("variant", ["reference", "unique-names"])
 def test_two_runs_in_a_row_both_pass(variant: str) -> None:

@@ -39,9 +39,12 @@ from petstore_contract.transport import RunGuard, TargetProblem
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 SCHEMA = ROOT / "src" / "petstore_contract" / "reporting" / "summary.schema.json"
-STARTED = re.compile(r"^(collected \d+ items|\d+ workers \[\d+ items\])", re.MULTILINE)
-# Requests answered after the tests started (set-up's come before), before the signal: the tests are
-# sending, with some 500 more to go (at 100 ms each and 16 at a time, at least 3 s of them on any machine).
+# A test's result on the terminal: the tests are running (set-up's requests, which come first, are done).
+# One process prints a file's path, then a character per test; xdist a character per test under its
+# "N workers [M items]" line.
+STARTED = re.compile(r"^\S*test_\w+\.py [.sxFE]|^\d+ workers \[\d+ items\]\s*\n+[.sxFE]", re.MULTILINE)
+# Requests answered after the first test's result, before the signal: the tests are sending, with some
+# 400 more to go (at 100 ms each and 16 at a time, at least 2.5 s of them on any machine).
 INTO_THE_RUN = 40
 WITHIN = 7.5  # the issue asks for about 5 s; the shortest grace a CI system gives before SIGKILL is 7.5 s
 
