@@ -154,14 +154,14 @@ def test_breaker_opens_after_n_and_then_sends_nothing(make_transport) -> None:
             with pytest.raises(TargetProblem) as caught:
                 transport.request("GET", "/pets")
             messages.append(one_line(caught.value))
-        assert len(peer.requests) == 3
+        assert len(peer.requests) == 6  # each of the 3 sent once more on a fresh connection, then nothing
     cause = f"GET {peer.base_url}/pets: the target closed the connection without answering"
     assert messages[:3] == [cause] * 3
     assert (
         messages[3:]
         == [f"target unusable: 3 requests in a row got no answer (last: {cause}); no more requests are sent"] * 2
     )
-    assert transport.guard.counters()["requests"] == 3
+    assert transport.guard.counters()["requests"] == 6
     assert transport.guard.first_problem == cause
 
 
@@ -201,6 +201,20 @@ def test_keep_alive_closed_by_the_server_is_sent_again_once(make_transport) -> N
         assert len(peer.requests) == 3 and peer.connections == 2
     assert transport.guard.counters()["no_answer"] == 0
     assert transport.guard.counters()["unknown_writes"] == 0
+
+
+def test_a_read_whose_fresh_connection_dropped_is_sent_again_once(make_transport) -> None:
+    """Under concurrency a drop cannot be told to be a kept-alive connection's: every idempotent request
+    dropped before its answer is sent once more; dropped again, it is the target's problem."""
+    with PeerServer(lambda seen: None if seen.connection == 1 else (200, {}, b"[]")) as peer:
+        transport = make_transport(peer.base_url)
+        assert transport.request("GET", "/pets").status == 200
+        assert len(peer.requests) == 2 and peer.connections == 2
+    with PeerServer(lambda seen: None) as peer:
+        transport = make_transport(peer.base_url)
+        with pytest.raises(TargetProblem):
+            transport.request("GET", "/pets")
+        assert len(peer.requests) == 2
 
 
 def test_a_write_whose_connection_dropped_is_never_sent_again(make_transport) -> None:

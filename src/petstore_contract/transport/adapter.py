@@ -250,7 +250,6 @@ class GuardedAdapter(HTTPAdapter):
         cut = self.guard.timeout(wanted)
         sent_timeout = _cut_timeout(timeout, wanted, cut)
         self.guard.count_sent(method)
-        opened = self._opened_connections()
         started, clock = time.time(), time.monotonic()
         try:
             streamed = super().send(
@@ -258,15 +257,17 @@ class GuardedAdapter(HTTPAdapter):
             )
         except requests.exceptions.RequestException as exc:
             line = describe(exc, where, self.origin, cut)
-            if not (_dropped_before_answer(exc) and self._opened_connections() == opened):
+            if not _dropped_before_answer(exc):
                 raise self._no_answer(line, where, request, (started, clock)) from None
             if method not in IDEMPOTENT:
                 # The connection dropped with no answer: the service may have applied the write before it
                 # did (a reset after the answer was on its way looks the same), so it is never sent
                 # again on a guess (RFC 9110 §9.2.2).  Its outcome is unknown; the reads can tell.
                 raise self._no_answer(line, where, request, (started, clock)) from None
-            # A kept-alive connection closed by the server as an idempotent request went out: send it
-            # once more on a fresh one, as browsers and curl do (asking again changes nothing).
+            # A connection closed by the server as an idempotent request went out (most often a kept-alive
+            # one its idle timeout ended): send it once more on a fresh one, as browsers and curl do
+            # (RFC 9112 §9.3.1; asking again changes nothing).  Whether the connection was a reused one
+            # cannot be told apart from the pool's counts while other threads open connections too.
             self._observe(request, (started, clock), problem="connection closed as the request went out; sent again")
             self.guard.count_sent(method)
             started, clock = time.time(), time.monotonic()
@@ -407,12 +408,3 @@ class GuardedAdapter(HTTPAdapter):
         if left is not None and wait >= left:
             return None
         return wait
-
-    def _opened_connections(self) -> int:
-        total = 0
-        for manager in (self.poolmanager, *self.proxy_manager.values()):
-            for key in list(manager.pools.keys()):
-                pool = manager.pools.get(key)
-                if pool is not None:
-                    total += pool.num_connections
-        return total
