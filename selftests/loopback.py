@@ -8,7 +8,7 @@ Every server is a fresh app behind one loopback uvicorn (``BackgroundServer``), 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -136,3 +136,31 @@ def valid_error(answer: requests.Response) -> bool:
 
 def listed_ids(api: Api, **params: Any) -> list[int]:
     return [p["id"] for p in api.pets(**params)]
+
+
+Message = MutableMapping[str, Any]
+
+
+class Counted:
+    """ASGI wrapper: counts the requests that reached the server and the redirects it answered, then serves them."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.requests, self.redirects = app, 0, 0
+
+    async def __call__(
+        self,
+        scope: Message,
+        receive: Callable[[], Awaitable[Message]],
+        send: Callable[[Message], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.requests += 1
+
+        async def counting(message: Message) -> None:
+            if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+                self.redirects += 1
+            await send(message)
+
+        await self.app(scope, receive, counting)

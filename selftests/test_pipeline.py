@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ import requests
 
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, run_scenario
 from hosted import run_hosted
+from loopback import Counted
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.judging import checks as rejudge
@@ -28,29 +28,6 @@ from petstore_contract.transport import Observed
 
 KEY = "pipeline-selftest-key-7c1d"
 QUICK = ("--contract-profile", "quick")
-Message = MutableMapping[str, Any]
-
-
-class Counted:
-    """ASGI wrapper: counts the requests that reached the server and the redirects it answered, then serves them."""
-
-    def __init__(self, app: Any) -> None:
-        self.app, self.requests, self.redirects = app, 0, 0
-
-    async def __call__(
-        self, scope: Message, receive: Callable[[], Awaitable[Message]], send: Callable[[Message], Awaitable[None]]
-    ) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        self.requests += 1
-
-        async def counting(message: Message) -> None:
-            if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
-                self.redirects += 1
-            await send(message)
-
-        await self.app(scope, receive, counting)
 
 
 # Tier 1 under xdist, where a worker's answers have the furthest to go; tier 2 in one process too.

@@ -26,12 +26,12 @@ import subprocess
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 import pytest
 
 from devtools.launcher import ROOT, suite_command
+from loopback import Counted
 from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
@@ -63,17 +63,6 @@ def _session_members(sid: int) -> list[str]:
     return alive
 
 
-class Counting:
-    """ASGI wrapper: counts the requests that reached the app (the test's clock: how far the run is)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app, self.requests = app, 0
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        self.requests += scope["type"] == "http"
-        await self.app(scope, receive, send)
-
-
 def _stop_a_run(
     tmp_path: Path,
     signame: str,
@@ -81,7 +70,7 @@ def _stop_a_run(
     key: str,
     *args: str,
     group: bool = False,
-    counted: Counting | None = None,
+    counted: Counted | None = None,
 ) -> dict[str, object]:
     """The run, signalled ``INTO_THE_RUN`` requests into its tests (``counted``: the target's count), or
     (``counted`` None) held at its first test."""
@@ -157,7 +146,7 @@ def _check(stopped: dict[str, object], signame: str, key: str) -> None:
 def test_sigterm_against_a_slow_target(tmp_path: Path, args: tuple[str, ...], group: bool) -> None:
     key = "stop-" + secrets.token_urlsafe(12)
     slow = dataclasses.replace(REFERENCE, latency_seconds=0.1)  # every answer 100 ms away
-    counted = Counting(build_app(key, slow))
+    counted = Counted(build_app(key, slow))
     with BackgroundServer(counted) as server:
         stopped = _stop_a_run(tmp_path, "SIGTERM", server.base_url, key, *args, group=group, counted=counted)
     _check(stopped, "SIGTERM", key)

@@ -1,7 +1,7 @@
 """Tier 1's slice of the catalogs (``tiers.py``) keeps covering what the whole catalogs cover.
 
 The slice is derived from the catalogs by a rule, so it grows with them; these tests make sure it can
-never silently lose a section of the document, a catalog's compliant servers or the unjudgeable
+never silently lose a area of the document, a catalog's compliant servers or the unjudgeable
 targets, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
 """
 
@@ -31,9 +31,9 @@ def blind() -> tuple[list[BlindScenario], list[BlindScenario]]:
     return everything, tiers.blind_slice(everything)
 
 
-def test_every_section_a_fault_breaks_has_a_fault_in_the_slice(kill_slice: list[Scenario]) -> None:
-    covered = {tiers.section(FAULTS[s.name].clause) for s in kill_slice if s.kind == "fault"}
-    assert sorted({tiers.section(f.clause) for f in FAULTS.values()} - covered) == []
+def test_every_area_a_fault_breaks_has_a_fault_in_the_slice(kill_slice: list[Scenario]) -> None:
+    covered = {tiers.area(FAULTS[s.name].clause) for s in kill_slice if s.kind == "fault"}
+    assert sorted({tiers.area(f.clause) for f in FAULTS.values()} - covered) == []
     assert {"auth", "list", "create", "read"} <= covered
 
 

@@ -130,14 +130,13 @@ RUNS = 20
 def test_installed_wheel_is_conformant_every_time(wheel_env: Path, tmp_path: Path) -> None:
     """A gate that says "inconclusive" one run in six on a healthy Staging gets switched off: runs in a
     row of the installed wheel (no bytecode caches) against a conformant server all end conformant."""
-    runs = RUNS
     verdicts = []
     with _reference(wheel_env, tmp_path) as base_url:
-        for number in range(runs):
+        for number in range(RUNS):
             done = _installed_run(wheel_env, tmp_path, base_url, tmp_path / f"run-{number}")
             verdicts.append(done.returncode)
             assert done.returncode == 0, f"run {number + 1}: exit {done.returncode}\n" + done.stdout[-3000:]
-    assert verdicts == [0] * runs
+    assert verdicts == [0] * RUNS
 
 
 @pytest.mark.tier_2

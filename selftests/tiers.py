@@ -3,7 +3,7 @@
 **Tier 1** (``pytest selftests -n 2 --dist loadgroup``, what ``.ci/run`` runs on every change) runs a
 fixed slice of the catalogs, so that every change gets its verdict within CI's ten minutes:
 
-- the kill matrix: for every section of the document that some fault breaks (a clause's first part:
+- the kill matrix: for every area of the document that some fault breaks (a clause's first part:
   ``auth``, ``list``, ``create``, ``read``, ...), the first fault of ``faults.toml`` declared on one of
   its clauses (empty store), and the first fault only the generated tests can catch; the reference on
   an empty and on a crowded store, and every ``VARIANT_STRIDE``-th other compliant variant in catalog
@@ -20,9 +20,9 @@ fault caught by the suite on its own clause, every compliant server passed on bo
 scenario of every catalog, the whole mutation sample, the repetition tests at their full counts and the
 tests marked ``tier_2`` (another setting or target of a mechanism a tier-1 test shows).
 
-The slice is data derived from the catalogs, never a hand-kept list: a fault added on a new section
+The slice is data derived from the catalogs, never a hand-kept list: a fault added on a new area
 joins tier 1 by the rule, and ``selftests/test_tiers.py`` fails if the slice ever stops covering every
-section, every catalog's compliant servers or the unjudgeable targets.
+area, every catalog's compliant servers or the unjudgeable targets.
 """
 
 from __future__ import annotations
@@ -52,19 +52,20 @@ def generated_only(scenario: Scenario) -> bool:
     return scenario.kind == "fault" and scenario.store == EMPTY and FAULTS[scenario.name].generated_only
 
 
-def section(clause: str) -> str:
-    """The part of the document a clause belongs to: its id's first part (``list.limit.maximum``: ``list``)."""
+def area(clause: str) -> str:
+    """The area of the document a clause belongs to: its id's first part (``list.limit.maximum``: ``list``),
+    not its numbered section (``Clause.section``), which several areas share."""
     return clause.split(".", 1)[0]
 
 
 def kill_matrix_slice(everything: Iterable[Scenario]) -> list[Scenario]:
     """Tier 1's scenarios of the kill matrix, in catalog order (see the module's docstring)."""
     everything = list(everything)
-    first_in_section: dict[str, str] = {}
+    first_in_area: dict[str, str] = {}
     for name, fault in FAULTS.items():
-        first_in_section.setdefault(section(fault.clause), name)
+        first_in_area.setdefault(area(fault.clause), name)
     generated_only = next((name for name, fault in FAULTS.items() if fault.generated_only), None)
-    faults = {*first_in_section.values(), *([generated_only] if generated_only else [])}
+    faults = {*first_in_area.values(), *([generated_only] if generated_only else [])}
     variants = [s.name for s in everything if s.kind == "variant" and s.store == EMPTY and s.name != "reference"]
     chosen = {
         *(Scenario("fault", name, EMPTY) for name in faults),
