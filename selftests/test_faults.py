@@ -53,6 +53,8 @@ def test_unjudgeable_target_is_inconclusive(catalog: Catalog, catalog_scenario: 
         f"{scenario.name}: verdict {run.verdict}, exit {run.exit_code}\n{run.output[-2500:]}"
     )
     assert run.summary["reason"], "an inconclusive verdict names its reason"
+    if scenario.name == "over-budget":
+        assert "run budget" in run.summary["reason"], run.summary["reason"]
 
 
 @pytest.mark.catalog_kind("kill-matrix", "generated-only")
