@@ -40,6 +40,14 @@ modes tell it, answers or breaks on the upstream's behalf.  Each mode is one row
   ...") and which option changes the limit (``--contract-request-timeout``), not that the target did
   not answer.
 
+- ``idle_reset(idle)``: a kept-alive client connection that has been idle ``idle`` seconds or more is reset
+  (SO_LINGER 0, then close) as its next request arrives, unread and never forwarded: the race of a server
+  closing a kept-alive connection at its keep-alive timeout (gunicorn 2 s, Apache httpd, Node and uvicorn
+  5 s) or because it is busy (Apache's event MPM), with the request on the wire.  RFC 9112 §9.6: "A client,
+  server, or proxy MAY close the transport connection at any time."  Nothing was applied: a run is
+  conformant, its reads sent once more on a fresh connection (§9.3.1) and its writes never sent on a
+  connection that may be closing under them, so no write is lost.
+
 Seeded: every mode that draws has a ``random.Random`` of its own, seeded from the proxy's seed and
 the mode's name, and draws once per request it applies to, in the order they arrive.  Requests
 arrive concurrently, so *which* request a draw hits may change from run to run, but how many of the
@@ -112,7 +120,16 @@ class Trickle:
     delay: float = 0.05
 
 
-Mode = Gateway502 | RollingDeploy | ResetAfterAnswer | Restart | Stall | Trickle
+@dataclass(frozen=True)
+class IdleReset:
+    idle: float
+
+
+Mode = Gateway502 | RollingDeploy | ResetAfterAnswer | Restart | Stall | Trickle | IdleReset
+
+
+def idle_reset(idle: float = 1.0) -> IdleReset:
+    return IdleReset(idle)
 
 
 def gateway_502(rate: float, methods: Collection[str] | None = None) -> Gateway502:
@@ -153,6 +170,7 @@ class Counts:
     refused_posts: list[bytes] = field(default_factory=list)  # their bodies, to find them sent again
     posts: Counter[bytes] = field(default_factory=Counter)  # the bodies of the POSTs forwarded
     resets: int = 0
+    idle_resets: Counter[str] = field(default_factory=Counter)  # by method: requests reset unread on an idle connection
     lost_creates: list[dict[str, Any]] = field(default_factory=list)
     sent_again: list[bytes] = field(default_factory=list)  # the bodies of reset requests the client sent again
     restarts: int = 0
@@ -302,10 +320,17 @@ class FlickerProxy:
         upstream: tuple[BackgroundServer, socket.socket, Wire] | None = None
         last_used = 0.0
         first = True
+        idle_since: float | None = None  # when the last answer went out on this connection
+        racing = [m.idle for m in self.modes if isinstance(m, IdleReset)]
         try:
             while not self.stopping.is_set():
                 request = wire.head()
                 if request is None:
+                    return
+                if racing and idle_since is not None and time.monotonic() - idle_since >= min(racing):
+                    with self.lock:
+                        self.counts.idle_resets[request.start[0]] += 1
+                    reset(client)
                     return
                 wire.body(request)
                 if first:
@@ -314,6 +339,7 @@ class FlickerProxy:
                 plan = self._plan(request.start[0], request.body)
                 if plan.canned is not None:
                     client.sendall(plan.canned)
+                    idle_since = time.monotonic()
                     if closes(request):
                         return
                     continue
@@ -346,6 +372,7 @@ class FlickerProxy:
                     reset(client)
                     return
                 self._relay(client, answer, plan)
+                idle_since = time.monotonic()
                 if closes(request) or closes(answer) or answer.ends_connection:
                     return
         except (OSError, ValueError, IndexError):

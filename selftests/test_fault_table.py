@@ -319,8 +319,25 @@ CASES: dict[str, Callable[[Api], bool]] = {
     # GET /store/orders
     "orders_404": lambda api: api.get("/store/orders").status_code != 200,
     "orders_500": lambda api: api.get("/store/orders").status_code != 200,
-    "orders_500_first": lambda api: [api.get("/store/orders").status_code for _ in range(3)] == [500, 200, 200],
+    "orders_500_first": lambda api: (
+        [
+            (answer.status_code, answer.headers.get("content-type", "").startswith("text/plain"))
+            for answer in _orders(api, 3)
+        ]
+        == [(500, True), (200, False), (200, False)]
+    ),
+    "orders_500_first_error_body": lambda api: (
+        [
+            (answer.status_code, (answer.json() if answer.status_code == 500 else {}).get("status"))
+            for answer in _orders(api, 3)
+        ]
+        == [(500, 500), (200, None), (200, None)]
+    ),
 }
+
+
+def _orders(api: Api, times: int) -> list[Any]:
+    return [api.get("/store/orders") for _ in range(times)]
 
 
 def test_every_fault_has_one_case() -> None:

@@ -35,6 +35,7 @@ from flicker import (
     FlickerProxy,
     Mode,
     gateway_502,
+    idle_reset,
     reset_after_answer,
     restart,
     rolling_deploy,
@@ -210,6 +211,17 @@ def test_a_create_whose_answer_was_lost_is_never_sent_again() -> None:
     # An undecided clause's declared reason is checked against the store as it was.
     false = [line for line in said(run).splitlines() if "100 animals or fewer" in line and len(store.pets) > 100]
     assert not false, f"the store held {len(store.pets)} animals: {false[:1]}\n{told(run, proxy)}"
+
+
+def test_a_keep_alive_race_loses_no_write() -> None:
+    """A kept-alive connection idle 0.2 s or more is reset as its next request arrives, unread (the keep-alive
+    timeout's race, RFC 9112 §9.6): the reads are sent once more, no write ever goes out on such a connection,
+    and the run is conformant with no write lost."""
+    run, proxy = behind(reference, idle_reset(0.2))
+    races = proxy.counts.idle_resets
+    assert sum(races.values()) > 0, proxy.counts  # the row: requests did arrive on idle connections
+    assert races["POST"] == 0, f"writes sent on idle connections: {told(run, proxy)}"
+    assert run.verdict == "conformant" and run.summary["unknown_writes"] == 0, told(run, proxy)
 
 
 def _names(bodies: Iterable[bytes]) -> Counter[str]:

@@ -76,5 +76,21 @@ class Orders500First(PetStore):
     async def list_orders(self, request: Request) -> Response:
         if not self.warm:
             self.warm = True
-            raise RuntimeError("orders are not warmed up yet")
+            # What a server layer answers for an application that crashed (no Error body): a client cannot
+            # tell it from a gateway's page (``orders_500_first_error_body`` is the service's own).
+            return Response(b"Internal Server Error", 500, media_type="text/plain")
+        return await super().list_orders(request)
+
+
+@fault("orders_500_first_error_body")
+class Orders500FirstErrorBody(PetStore):
+    """The cold start of ``orders_500_first`` answered in the service's own Error body: no gateway writes that
+    body (judging/flicker.py), so the 5xx is the service's even though the same request does not get it again."""
+
+    warm = False
+
+    async def list_orders(self, request: Request) -> Response:
+        if not self.warm:
+            self.warm = True
+            return self.error(500, "internal", "orders are not warmed up yet")
         return await super().list_orders(request)

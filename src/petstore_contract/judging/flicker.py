@@ -14,11 +14,20 @@ ask a GET or HEAD again, and ``reask`` does so for every finding whose answer wa
   set aside with the others when the run has shown the deployment flickering (some 5xx seen once,
   none reproduced), and stands as a finding otherwise (a service that fails on a body, every time).
 
+A 5xx whose body is the document's Error body (``code`` and ``message`` strings, ``status`` the HTTP
+status: §2, §7) is the service's answer, whoever relayed it: a gateway or a web server in front of the
+service does not know the service's Error schema, and answers in its own form (an HTML page, a text
+line, its own JSON).  Not given again to the same request, it is still the service failing a valid
+request now and then (§4's Responses tables list no 5xx): its finding stands, seen once or reproduced,
+and the run is *not conformant* on its clause.  Only a 5xx in another form is the deployment's
+(the line between the two is drawn by ``services_own``).
+
 Findings that are not 5xx keep their judgement, seen once or not.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -29,6 +38,7 @@ from petstore_contract.core.records import (
     SEEN_ONCE,
     UNDECIDED,
     VIOLATED,
+    Exchange,
     Finding,
     Note,
     TestRecord,
@@ -46,12 +56,27 @@ class SetAside:
 
 def set_aside(records: list[TestRecord]) -> SetAside:
     """The 5xx findings that were the deployment's, set aside (see the module's docstring)."""
-    fivexx = [f for r in records for f in r.findings if server_error(f.exchange)]
+    fivexx = [f for r in records for f in r.findings if server_error(f.exchange) and not services_own(f.exchange)]
     once = [f for f in fivexx if f.repeat == SEEN_ONCE]
     if not once or any(f.repeat == REPRODUCED for f in fivexx):
         return SetAside(records, "")
     aside = [f for f in fivexx if f.repeat in (SEEN_ONCE, NOT_REASKED)]
     return SetAside([_without(record, aside) for record in records], _line(aside))
+
+
+def services_own(exchange: Exchange | None) -> bool:
+    """The answer carries the document's Error body, its ``status`` the answer's own (§2, §7): the service's."""
+    if exchange is None or exchange.status is None:
+        return False
+    try:
+        body = json.loads(exchange.response_body or "")
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(body, dict):
+        return False
+    strings = isinstance(body.get("code"), str) and isinstance(body.get("message"), str)
+    status = body.get("status")
+    return strings and isinstance(status, int) and not isinstance(status, bool) and status == exchange.status
 
 
 def _without(record: TestRecord, aside: list[Finding]) -> TestRecord:

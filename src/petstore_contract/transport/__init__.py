@@ -48,8 +48,8 @@ import requests
 
 from petstore_contract.core import records as record
 from petstore_contract.core.redaction import Redactor
-from petstore_contract.transport.adapter import GuardedAdapter, Observed, parse_retry_after
-from petstore_contract.transport.answers import Answer, build_exchange, throttling
+from petstore_contract.transport.adapter import GuardedAdapter, Observed
+from petstore_contract.transport.answers import Answer, build_exchange, parse_retry_after, throttling
 from petstore_contract.transport.batch import Batch
 from petstore_contract.transport.guard import BREAKER_FILE, COUNTERS_GLOB, SERVER_ERRORS, RunGuard, merge_counters
 from petstore_contract.transport.options import TransportOptions, is_loopback, origin

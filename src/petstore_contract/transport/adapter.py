@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import io
 import json
 import threading
@@ -11,16 +10,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from http.client import RemoteDisconnected
 from typing import Any
 
 import requests
 import urllib3
 from requests.adapters import HTTPAdapter
-from urllib3.exceptions import ProtocolError
 
 from petstore_contract.core.redaction import Redactor
-from petstore_contract.transport.answers import build_exchange, throttling
+from petstore_contract.transport import connections
+from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
+from petstore_contract.transport.connections import IDEMPOTENT
 from petstore_contract.transport.guard import RunGuard
 from petstore_contract.transport.options import TransportOptions, origin
 from petstore_contract.transport.pacing import Pacer, Ticket
@@ -30,24 +29,6 @@ READ_SIZE = 65536
 MAX_RESENDS = 3
 BODY_TIME_FACTOR = 3
 STALL_FACTOR = 0.5  # an answer slower than this part of the request timeout is reported as stalled
-# RFC 9110 §9.2.2: only these may be sent again automatically; a write whose answer was lost is unknown.
-IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait for a ``Retry-After`` value (delay-seconds or HTTP-date); None if absent or invalid."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None or when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _seconds(timeout: Any, default: float) -> float:
@@ -72,16 +53,6 @@ def _cut_timeout(timeout: Any, wanted: float, cut: float) -> Any:
     if isinstance(timeout, tuple):
         return tuple(cut if v is None else min(float(v), cut) for v in timeout)
     return cut
-
-
-def _dropped_before_answer(exc: BaseException) -> bool:
-    """A keep-alive connection that the server closed as the request went out (no answer started)."""
-    cause = exc.args[0] if exc.args else None
-    return (
-        isinstance(cause, ProtocolError)
-        and len(cause.args) == 2
-        and isinstance(cause.args[1], RemoteDisconnected | ConnectionResetError | BrokenPipeError)
-    )
 
 
 # -- the adapter -----------------------------------------------------------------------------------
@@ -150,6 +121,14 @@ class GuardedAdapter(HTTPAdapter):
         # that only a run that keeps its exchanges (a certification bundle) pays for them.
         self.watchers: list[Callable[[Observed], None]] = []
         super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        connections.install(self.poolmanager)  # writes on new connections only (``connections``)
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> urllib3.ProxyManager:
+        manager: urllib3.ProxyManager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        return connections.install(manager)
 
     def send(
         self,
@@ -257,7 +236,7 @@ class GuardedAdapter(HTTPAdapter):
             )
         except requests.exceptions.RequestException as exc:
             line = describe(exc, where, self.origin, cut)
-            if not _dropped_before_answer(exc):
+            if not connections.dropped_before_answer(exc):
                 raise self._no_answer(line, where, request, (started, clock)) from None
             if method not in IDEMPOTENT:
                 # The connection dropped with no answer: the service may have applied the write before it
@@ -265,21 +244,21 @@ class GuardedAdapter(HTTPAdapter):
                 # again on a guess (RFC 9110 §9.2.2).  Its outcome is unknown; the reads can tell.
                 raise self._no_answer(line, where, request, (started, clock)) from None
             # A connection closed by the server as an idempotent request went out (most often a kept-alive
-            # one its idle timeout ended): send it once more on a fresh one, as browsers and curl do
-            # (RFC 9112 §9.3.1; asking again changes nothing).  Whether the connection was a reused one
-            # cannot be told apart from the pool's counts while other threads open connections too.
+            # one its idle timeout ended): send it once more on a new one, as browsers and curl do
+            # (RFC 9112 §9.3.1; asking again changes nothing).
             self._observe(request, (started, clock), problem="connection closed as the request went out; sent again")
             self.guard.count_sent(method)
             started, clock = time.time(), time.monotonic()
             try:
-                streamed = super().send(
-                    request,
-                    stream=True,
-                    timeout=_cut_timeout(timeout, wanted, self.guard.timeout(wanted)),
-                    verify=self.options.verify,
-                    cert=self.cert,
-                    proxies=proxies,
-                )
+                with connections.fresh_connection():
+                    streamed = super().send(
+                        request,
+                        stream=True,
+                        timeout=_cut_timeout(timeout, wanted, self.guard.timeout(wanted)),
+                        verify=self.options.verify,
+                        cert=self.cert,
+                        proxies=proxies,
+                    )
             except requests.exceptions.RequestException as again:
                 line = describe(again, where, self.origin, cut)
                 raise self._no_answer(line, where, request, (started, clock)) from None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import email.utils
 import json
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -76,3 +78,19 @@ def build_exchange(
         response_length=len(response_body),
         problem=redactor(problem),
     )
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait for a ``Retry-After`` value (delay-seconds or HTTP-date); None if absent or invalid."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))

@@ -1,0 +1,106 @@
+"""Which connection a request goes out on: a write never on one that may be closing under it.
+
+A server may close a kept-alive connection at any time (RFC 9112 §9.6): when its keep-alive timeout
+ends (gunicorn 2 s; Apache httpd, Node and uvicorn 5 s) or, busy, before it (Apache's event MPM closes
+connections in keep-alive state when every worker is busy).  A request sent as the close happens never
+reaches the service, and the client cannot tell that from a request the service applied and whose
+answer was lost.  A read is sent once more (RFC 9112 §9.3.1: asking again changes nothing); a write must
+not be (RFC 9110 §9.2.2), so it must not go out on such a connection in the first place.
+
+So every request that is not idempotent goes out on a connection that has carried no request before:
+the pooled connection it is handed is closed and opened anew if it was used, and the new one goes back
+to the pool for later requests.  A new connection cannot have idled out, and a server that takes a
+connection reads its first request: a busy one keeps it waiting in its accept queue, it does not close
+it.  The price is one connection set-up per write (a TCP handshake, and TLS's where the target speaks
+TLS), measured in docs/performance.md.  A read that is sent once more after its connection closed goes
+out on a new connection too (``fresh_connection``), so that it cannot race a second close.
+
+The connection classes are urllib3's own with ``connect`` and ``request`` extended (their public
+methods); the pools that make them are installed in the adapter's pool managers
+(``PoolManager.pool_classes_by_scheme``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from http.client import RemoteDisconnected
+from typing import Any, TypeVar
+
+import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import ProtocolError
+
+# RFC 9110 §9.2.2: only these may be sent again automatically; a write whose answer was lost is unknown.
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
+
+_wanted = threading.local()  # ``fresh``: the calling thread's next request goes out on a new connection
+
+
+@contextlib.contextmanager
+def fresh_connection() -> Iterator[None]:
+    """Within this block, the calling thread's requests go out on connections that carried none before."""
+    before = getattr(_wanted, "fresh", False)
+    _wanted.fresh = True
+    try:
+        yield
+    finally:
+        _wanted.fresh = before
+
+
+class _FreshForWrites:
+    """Closes a used connection before a write (or a request inside ``fresh_connection``) goes out on it;
+    ``request`` then opens it anew, as http.client does for a closed connection."""
+
+    sock: Any
+    carried = False  # a request went out on the socket as it is now
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]
+        self.carried = False
+
+    def request(self, method: str, url: str, body: Any = None, headers: Any = None, **options: Any) -> None:
+        fresh = method.upper() not in IDEMPOTENT or getattr(_wanted, "fresh", False)
+        if fresh and self.carried and self.sock is not None:
+            self.close()  # type: ignore[attr-defined]
+        super().request(method, url, body=body, headers=headers, **options)  # type: ignore[misc]
+        self.carried = True
+
+
+class FreshWritesHTTPConnection(_FreshForWrites, HTTPConnection):
+    pass
+
+
+class FreshWritesHTTPSConnection(_FreshForWrites, HTTPSConnection):
+    pass
+
+
+class FreshWritesHTTPPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = FreshWritesHTTPConnection
+
+
+class FreshWritesHTTPSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = FreshWritesHTTPSConnection
+
+
+POOLS: dict[str, type[urllib3.HTTPConnectionPool]] = {"http": FreshWritesHTTPPool, "https": FreshWritesHTTPSPool}
+
+
+Manager = TypeVar("Manager", bound=urllib3.PoolManager)
+
+
+def install(manager: Manager) -> Manager:
+    """``manager`` (a pool manager or a proxy manager) making its pools with these connections."""
+    manager.pool_classes_by_scheme = POOLS
+    return manager
+
+
+def dropped_before_answer(exc: BaseException) -> bool:
+    """A keep-alive connection that the server closed as the request went out (no answer started)."""
+    cause = exc.args[0] if exc.args else None
+    return (
+        isinstance(cause, ProtocolError)
+        and len(cause.args) == 2
+        and isinstance(cause.args[1], RemoteDisconnected | ConnectionResetError | BrokenPipeError)
+    )
