@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,7 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
         "connection_resets": 0,
         "unknown_writes": 0,
         "stalled_answers": 0,
+        "busy_resends": 0,
         "bodies_cut": 0,
         "concurrency_min": 8,
     }
@@ -230,6 +232,65 @@ def test_a_write_goes_out_on_a_connection_that_carried_no_request(make_transport
         assert [seen.nth for seen in posts] == [1, 1, 1], [(s.method, s.connection, s.nth) for s in peer.requests]
     counters = transport.guard.counters()
     assert (counters["unknown_writes"], counters["no_answer"]) == (0, 0), counters
+
+
+def test_a_busy_target_that_drops_connections_gets_fewer_requests_and_the_read_again(make_transport) -> None:
+    """After the target answered, a read whose connection closed unanswered twice in a row (its kept-alive one,
+    then a new one) is a busy target's: every sender pauses, fewer requests go out at once, and the read goes
+    again (``transport/busy.py``); nothing counts against the circuit breaker."""
+    arrived = itertools.count(1)
+
+    def respond(seen: Seen) -> Reply:
+        return None if next(arrived) in (2, 3) else (200, {}, b"[]")
+
+    with PeerServer(respond) as peer:
+        transport = make_transport(peer.base_url, concurrency=4, trip_after=1)
+        assert transport.request("GET", "/pets").status == 200
+        assert transport.request("GET", "/pets").status == 200
+        assert len(peer.requests) == 4
+    counters = transport.guard.counters()
+    assert (counters["busy_resends"], counters["no_answer"]) == (1, 0), counters
+    assert transport.adapter.pacer.limit < 4 and counters["concurrency_min"] < 4, counters
+
+
+def test_a_refused_connection_after_an_answer_is_sent_again_after_a_pause(make_transport) -> None:
+    """A target that answered and then refuses connections (a full accept queue, a worker restarting) is busy,
+    not gone: nothing was sent, so any request, a write too, goes again after a pause."""
+    port = free_port()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(201)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    def serve() -> ThreadingHTTPServer:
+        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return server
+
+    first = serve()
+    transport = make_transport(f"http://127.0.0.1:{port}/v1", trip_after=1)
+    assert transport.request("POST", "/pets", body=b"{}").status == 201
+    first.shutdown()
+    first.server_close()  # refused from now on, until the timer starts the second server
+    later: list[ThreadingHTTPServer] = []
+    timer = threading.Timer(0.3, lambda: later.append(serve()))
+    timer.start()
+    try:
+        assert transport.request("POST", "/pets", body=b"{}").status == 201
+    finally:
+        timer.join()
+        for server in later:
+            server.shutdown()
+            server.server_close()
+    counters = transport.guard.counters()
+    assert counters["busy_resends"] >= 1 and (counters["no_answer"], counters["unknown_writes"]) == (0, 0), counters
 
 
 def test_a_write_whose_connection_dropped_is_never_sent_again(make_transport) -> None:

@@ -136,6 +136,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "connection_resets": 0,
         "unknown_writes": 0,
         "stalled_answers": 0,
+        "busy_resends": 0,
         "bodies_cut": 0,
         "concurrency_min": 2,
         "server_errors": [failed.to_dict()],

@@ -17,10 +17,10 @@ import urllib3
 from requests.adapters import HTTPAdapter
 
 from petstore_contract.core.redaction import Redactor
-from petstore_contract.transport import connections
+from petstore_contract.transport import busy, connections
 from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
 from petstore_contract.transport.connections import IDEMPOTENT
-from petstore_contract.transport.guard import RunGuard
+from petstore_contract.transport.guard import RunGuard, cut_timeout, longest_wait
 from petstore_contract.transport.options import TransportOptions, origin
 from petstore_contract.transport.pacing import Pacer, Ticket
 from petstore_contract.transport.problems import BUDGET, TargetProblem, describe, reason
@@ -29,30 +29,6 @@ READ_SIZE = 65536
 MAX_RESENDS = 3
 BODY_TIME_FACTOR = 3
 STALL_FACTOR = 0.5  # an answer slower than this part of the request timeout is reported as stalled
-
-
-def _seconds(timeout: Any, default: float) -> float:
-    """The longest single wait a requests ``timeout`` argument allows (for messages and the body deadline)."""
-    if timeout is None:
-        return default
-    if isinstance(timeout, int | float):
-        return float(timeout)
-    if isinstance(timeout, tuple):
-        values = [float(v) for v in timeout if v is not None]
-        return max(values) if values else default
-    if isinstance(timeout, urllib3.Timeout):
-        values = [v for v in (timeout.connect_timeout, timeout.read_timeout) if isinstance(v, int | float)]
-        return float(max(values)) if values else default
-    return default
-
-
-def _cut_timeout(timeout: Any, wanted: float, cut: float) -> Any:
-    """The caller's timeout with no part longer than ``cut`` (what is left of the budget)."""
-    if cut >= wanted and timeout is not None:
-        return timeout
-    if isinstance(timeout, tuple):
-        return tuple(cut if v is None else min(float(v), cut) for v in timeout)
-    return cut
 
 
 # -- the adapter -----------------------------------------------------------------------------------
@@ -120,6 +96,7 @@ class GuardedAdapter(HTTPAdapter):
         # Called with every request sent and its answer (``Observed``); none in an ordinary run, so
         # that only a run that keeps its exchanges (a certification bundle) pays for them.
         self.watchers: list[Callable[[Observed], None]] = []
+        self.answered_once = False  # the target answered a request of this process (``busy``)
         super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
@@ -150,17 +127,28 @@ class GuardedAdapter(HTTPAdapter):
             )
             self.guard.noted(line)
             raise TargetProblem(line, request=request)
-        wanted = _seconds(timeout, self.options.timeout)
+        wanted = longest_wait(timeout, self.options.timeout)
         resendable = request.body is None or isinstance(request.body, bytes | str)
-        resends = 0
+        resends = busy_resends = 0
         while True:
             ticket = self._slot()  # not held while waiting out a Retry-After
+            clock = time.monotonic()
             try:
                 response = self._send_once(request, method, where, timeout, wanted, proxies)
+            except busy.Busy as sign:  # back-pressure, as for a 429 (``busy``)
+                pause, left = busy.pause(busy_resends), self.guard.seconds_left()
+                again = sign.resend and resendable and busy_resends < busy.RESENDS and (left is None or pause < left)
+                self.pacer.throttled(ticket, pause if again else 0.0)
+                if not again or self.closing.wait(pause):
+                    raise self._no_answer(sign.line, where, request, sign.sent) from None
+                busy_resends += 1
+                self.guard.note_event("busy_resends", sign.line)
+                self._observe(request, sign.sent, problem=f"{sign.line}; sent again after {pause:g} s")
+                continue
             except BaseException:
                 self.pacer.unanswered(ticket)
                 raise
-            self._pace(ticket, response)
+            self._pace(ticket, response, slow=time.monotonic() - clock > STALL_FACTOR * wanted)
             wait = self._throttle_wait(response)
             if wait is None or resends >= MAX_RESENDS or not resendable:
                 self._keep_server_error(request, method, response)
@@ -183,12 +171,16 @@ class GuardedAdapter(HTTPAdapter):
             self.guard.check()
         return ticket
 
-    def _pace(self, ticket: Ticket, response: requests.Response) -> None:
+    def _pace(self, ticket: Ticket, response: requests.Response, slow: bool) -> None:
         """Tell the pacer how the request fared: a 429, or a 503 with Retry-After (whatever the method),
-        is the target throttling the run; every sender then pauses as long as it asks, within the budget."""
+        is the target throttling the run; every sender then pauses as long as it asks, within the budget.
+        An answer that stalled is a busy target's: fewer requests in flight (``busy``)."""
         after = response.headers.get("Retry-After")
         if not throttling(response.status_code, after):
-            self.pacer.answered(ticket)
+            if slow:
+                self.pacer.throttled(ticket)
+            else:
+                self.pacer.answered(ticket)
             return
         pause = min(parse_retry_after(after) or 0.0, self.options.retry_after_cap)
         left = self.guard.seconds_left()
@@ -227,7 +219,7 @@ class GuardedAdapter(HTTPAdapter):
     ) -> requests.Response:
         self.guard.check()
         cut = self.guard.timeout(wanted)
-        sent_timeout = _cut_timeout(timeout, wanted, cut)
+        sent_timeout = cut_timeout(timeout, wanted, cut)
         self.guard.count_sent(method)
         started, clock = time.time(), time.monotonic()
         try:
@@ -236,13 +228,15 @@ class GuardedAdapter(HTTPAdapter):
             )
         except requests.exceptions.RequestException as exc:
             line = describe(exc, where, self.origin, cut)
+            if busy.refused(exc) and self.answered_once:
+                raise busy.Busy(line, (started, clock), resend=True) from None
             if not connections.dropped_before_answer(exc):
                 raise self._no_answer(line, where, request, (started, clock)) from None
             if method not in IDEMPOTENT:
-                # The connection dropped with no answer: the service may have applied the write before it
-                # did (a reset after the answer was on its way looks the same), so it is never sent
-                # again on a guess (RFC 9110 §9.2.2).  Its outcome is unknown; the reads can tell.
-                raise self._no_answer(line, where, request, (started, clock)) from None
+                # The connection (a new one: ``connections``) dropped with no answer: the service may have
+                # applied the write before it did (a reset after the answer was on its way looks the same),
+                # so it is never sent again on a guess (RFC 9110 §9.2.2).  Its outcome is unknown.
+                raise busy.Busy(line, (started, clock), resend=False) from None
             # A connection closed by the server as an idempotent request went out (most often a kept-alive
             # one its idle timeout ended): send it once more on a new one, as browsers and curl do
             # (RFC 9112 §9.3.1; asking again changes nothing).
@@ -254,15 +248,18 @@ class GuardedAdapter(HTTPAdapter):
                     streamed = super().send(
                         request,
                         stream=True,
-                        timeout=_cut_timeout(timeout, wanted, self.guard.timeout(wanted)),
+                        timeout=cut_timeout(timeout, wanted, self.guard.timeout(wanted)),
                         verify=self.options.verify,
                         cert=self.cert,
                         proxies=proxies,
                     )
             except requests.exceptions.RequestException as again:
                 line = describe(again, where, self.origin, cut)
+                if self.answered_once and (busy.refused(again) or connections.dropped_before_answer(again)):
+                    raise busy.Busy(line, (started, clock), resend=True) from None
                 raise self._no_answer(line, where, request, (started, clock)) from None
         answered = time.monotonic()
+        self.answered_once = True  # from now on a refused or dropped connection is a busy target's
         left = self.guard.seconds_left()
         body_seconds = BODY_TIME_FACTOR * wanted if left is None else max(0.05, min(BODY_TIME_FACTOR * wanted, left))
         try:

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import urllib3
+
 from petstore_contract.core import records as record
 from petstore_contract.transport.options import TransportOptions
 from petstore_contract.transport.problems import BUDGET, TARGET, TargetProblem
@@ -27,6 +29,8 @@ EVENTS = {
     "unknown_writes": "writes whose answer was lost: each may or may not have been applied, and none was sent again"
     " (RFC 9110 §9.2.2)",
     "stalled_answers": "answers that stalled past half the request timeout (--contract-request-timeout)",
+    "busy_resends": "requests refused or dropped unanswered by a busy target, sent again after a pause with fewer"
+    " requests in flight",
     "bodies_cut": "answers still arriving at the time limit (3 x --contract-request-timeout), cut off",
 }
 EVENT_EXAMPLES = "event_examples"  # beside the counters: the first example line of each event
@@ -39,6 +43,30 @@ SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a proces
 # the run's is the lowest of its processes', not their sum.
 CONCURRENCY_MIN = "concurrency_min"
 SERVER_ERRORS_KEPT = 20
+
+
+def longest_wait(timeout: Any, default: float) -> float:
+    """The longest single wait a requests ``timeout`` argument allows (for messages and the body deadline)."""
+    if timeout is None:
+        return default
+    if isinstance(timeout, int | float):
+        return float(timeout)
+    if isinstance(timeout, tuple):
+        values = [float(v) for v in timeout if v is not None]
+        return max(values) if values else default
+    if isinstance(timeout, urllib3.Timeout):
+        values = [v for v in (timeout.connect_timeout, timeout.read_timeout) if isinstance(v, int | float)]
+        return float(max(values)) if values else default
+    return default
+
+
+def cut_timeout(timeout: Any, wanted: float, cut: float) -> Any:
+    """The caller's timeout with no part longer than ``cut`` (what is left of the budget)."""
+    if cut >= wanted and timeout is not None:
+        return timeout
+    if isinstance(timeout, tuple):
+        return tuple(cut if v is None else min(float(v), cut) for v in timeout)
+    return cut
 
 
 # -- the run's guard -------------------------------------------------------------------------------
