@@ -19,11 +19,12 @@ from typing import Any
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.judging import expect, store
-from petstore_contract.run import Run, writeplan
+from petstore_contract.run import Run, lookup, writeplan
 from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
 from petstore_contract.run.selection import FILLERS, OWN, PLAN
 from petstore_contract.transport import Answer
 
+Pet = dict[str, Any]
 OWN_PER_STATUS = 2  # on a store seen whole: list.status.found looks for each
 OWN_PER_STATUS_CROWDED = 1  # on a store too large to see whole, no page need show them
 # Generated POST /pets cases a process sends on a crowded store: the targeted tests judge creation
@@ -173,8 +174,9 @@ def seed(run: Run, api: Api) -> Seeded:
         if (marker := created_pet(created[0])) is not None:
             seeded.probes |= _probes_after(api, seeded, marker["id"])
     created += _create(api, bodies[len(created) :])
-    for body, answer in zip(own, created, strict=False):
-        pet = _keep(seeded, body, answer)
+    found = lookup.look_up(api, bodies, created)
+    for index, (body, answer) in enumerate(zip(own, created, strict=False)):
+        pet = _keep(seeded, body, answer, found.get(index))
         if pet is None:
             # A refused plain NewPet is itself a create.created violation, reported with its exchange by
             # the pipeline of every exchange (oracle.py); here it only blocks what needed the animal.
@@ -208,8 +210,9 @@ def seed(run: Run, api: Api) -> Seeded:
         # behind writes show there).
         made = _create(api, bodies[:-1])
         made += _create(api, bodies[-1:])
-        for body, answer in zip(bodies, made, strict=True):
-            pet = _keep(seeded, body, answer)
+        found = lookup.look_up(api, bodies, made)
+        for index, (body, answer) in enumerate(zip(bodies, made, strict=True)):
+            pet = _keep(seeded, body, answer, found.get(index))
             if pet is not None:
                 seeded.newest = pet
                 seeded.filler_ids.append(str(pet["id"]))
@@ -217,9 +220,12 @@ def seed(run: Run, api: Api) -> Seeded:
     return seeded
 
 
-def _keep(seeded: Seeded, body: dict[str, Any], answer: Row) -> dict[str, Any] | None:
-    """Records one create of set-up: the Pet it answered (or None)."""
-    pet = created_pet(answer)
+def _keep(
+    seeded: Seeded, body: dict[str, Any], answer: Row, found: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """Records one create of set-up: the Pet it answered, or the animal a page lists for a create whose answer
+    was lost (``found``: ``lookup``), or None."""
+    pet = created_pet(answer) or found
     if pet is None:
         return None
     if str(pet["id"]) in seeded.sent:

@@ -32,6 +32,7 @@ EVENTS = {
     "busy_resends": "requests refused or dropped unanswered by a busy target, sent again after a pause with fewer"
     " requests in flight",
     "bodies_cut": "answers still arriving at the time limit (3 x --contract-request-timeout), cut off",
+    "writes_found": "writes whose answer was lost, found applied: their animal listed under their unique name",
 }
 EVENT_EXAMPLES = "event_examples"  # beside the counters: the first example line of each event
 # A run's counters (RunGuard); "created": POSTs answered 201, the animals a run added to a store that
