@@ -68,6 +68,7 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
         "stalled_answers": 0,
         "busy_resends": 0,
         "bodies_cut": 0,
+        "writes_found": 0,
         "concurrency_min": 8,
     }
 

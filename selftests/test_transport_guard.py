@@ -138,6 +138,7 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "stalled_answers": 0,
         "busy_resends": 0,
         "bodies_cut": 0,
+        "writes_found": 0,
         "concurrency_min": 2,
         "server_errors": [failed.to_dict()],
     }
