@@ -18,6 +18,7 @@ not answer within the run's timeout is killed and replaced; its run ends ``TIMED
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import queue
@@ -29,7 +30,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from devtools.launcher import PLUGINS, ROOT, SuiteRun, pytest_args, read_reports, stop_process
 
@@ -42,6 +43,12 @@ RUNS_PER_HOST = 12
 # Variables an interpreter reads once, at start-up or first use (sys.path, tempfile's folder): a run that
 # sets them needs a process of its own (``launcher.run_suite``), so a host refuses them.
 READ_AT_START = frozenset({"PYTHONPATH", "TMPDIR", "TEMP", "TMP", "PYTHONHASHSEED"})
+# A run draws as it would in a process of its own only if the host has the same *local* modules loaded
+# (Hypothesis draws strings and numbers from their constants: ``petstore_contract/plugin/loaded.py``).  So
+# the host starts from ``-c`` (no ``__main__`` file) and lets go of its own modules before the first run
+# (``serve``), and a run that loads a plugin of its own (``-p NAME``, a module of the checkout) retires
+# its host: that module would stay loaded for the host's later runs.
+BOOT = "import sys; from devtools import suitehost; suitehost.serve(sys.argv[1])"
 
 
 class SuiteHost:
@@ -50,7 +57,7 @@ class SuiteHost:
     def __init__(self) -> None:
         reply_read, reply_write = os.pipe()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "devtools.suitehost", str(reply_write)],
+            [sys.executable, "-c", BOOT, str(reply_write)],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
@@ -78,6 +85,8 @@ class SuiteHost:
         if fixed := READ_AT_START & set(env or {}):
             raise ValueError(f"a suite host cannot change {', '.join(sorted(fixed))}: use launcher.run_suite")
         self.runs += 1
+        if _loads_a_plugin(args):
+            self.runs = RUNS_PER_HOST
         with tempfile.TemporaryDirectory(prefix="petstore-suite-run-") as tmp:
             reports = Path(tmp) / "reports"
             output = Path(tmp) / "output.txt"
@@ -179,6 +188,10 @@ def suite_hosts() -> Iterator[SuiteHosts]:
         hosts.close()
 
 
+def _loads_a_plugin(args: tuple[str, ...]) -> bool:
+    return any(a == "-p" and not b.startswith("no:") for a, b in itertools.pairwise(args))
+
+
 def _host_environment() -> dict[str, str]:
     # The host's own environment carries no key and no target: each run brings its own.  The self-tests'
     # plugins are on its path, so that a run's ``-p NAME`` finds one as ``launcher.with_plugins`` lets it.
@@ -191,9 +204,14 @@ def _host_environment() -> dict[str, str]:
 # -- the host's side -------------------------------------------------------------------------------
 
 
-def serve(replies: IO[str]) -> None:
+def serve(reply_fd: str) -> None:
     import pytest  # imported once, here: what every run of this host shares
 
+    replies = os.fdopen(int(reply_fd), "w", encoding="utf-8")
+    # The host's own modules (this one, the launcher) are local code a run in a process of its own has
+    # not loaded: out of ``sys.modules`` before the first run draws (the functions keep their globals).
+    for name in [name for name in sys.modules if name == "devtools" or name.startswith("devtools.")]:
+        del sys.modules[name]
     baseline = dict(os.environ)
     for line in sys.stdin:
         request: dict[str, Any] = json.loads(line)
@@ -228,7 +246,3 @@ def _output_to(path: str) -> Iterator[None]:
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
-
-
-if __name__ == "__main__":
-    serve(os.fdopen(int(sys.argv[1]), "w", encoding="utf-8"))

@@ -1,5 +1,7 @@
 """Parallel and repeatable: neither ``-n 2`` nor ``--contract-concurrency 1`` changes a clause's outcome, one
-seed sends the same requests, and parallel runs do not write more.
+seed sends the same requests (in a process of its own as in a suite host that ran another run first: the
+suite loads every module of its own before it draws, ``petstore_contract/plugin/loaded.py``), and parallel
+runs do not write more.
 
 Each run meets a fresh reference server (so that runs cannot see each other's animals) wrapped in
 an ASGI middleware that records every request line; runs are shared by the tests of this module.
@@ -15,12 +17,16 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from devtools import SuiteRun
+import petstore_contract
+from devtools import SuiteRun, run_suite
 from devtools.catalog import catalog_app
+from devtools.launcher import with_plugins
+from devtools.suitehost import SuiteHost
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer
 from petstore_contract.run.profiles import DEFAULT_SEED
@@ -168,3 +174,42 @@ def test_concurrency_changes_only_the_numbers_the_server_hands_out() -> None:
     assert shape(default.requests) == shape(one.requests), difference(
         tuple(shape(default.requests).elements()), tuple(shape(one.requests).elements())
     )
+
+
+def test_a_contract_run_has_every_module_of_the_suite_loaded_before_it_draws(tmp_path: Path) -> None:
+    """The mechanism of the test below, in a run of its own that only collects: once configured, before
+    set-up or any test draws, the run has loaded every module of the suite but its ``__main__``."""
+    out = tmp_path / "loaded.txt"
+    env = with_plugins({"LOADED_MODULES_OUT": str(out)})
+    run = run_suite(None, None, *QUICK, "--collect-only", "-p", "loaded_modules", env=env, timeout=120)
+    assert run.exit_code == 0, run.output[-3000:]
+    package = Path(petstore_contract.__file__).parent
+    every = {str(f) for f in package.rglob("*.py") if f.name != "__main__.py"}
+    assert every - set(out.read_text(encoding="utf-8").splitlines()) == set()
+
+
+@pytest.mark.tier_2
+def test_one_seed_draws_alike_in_a_process_of_its_own_and_in_a_host_that_ran_another_run() -> None:
+    """Hypothesis draws some strings and numbers from the constants of the process's local modules
+    (``petstore_contract/plugin/loaded.py``): a host that ran an embedded run first (the reference
+    server's modules loaded) and holds modules of its own still draws what a fresh process draws."""
+    host = SuiteHost()
+    try:
+        earlier = host.run(None, None, (*QUICK, "-m", "not generated"), timeout=300)
+        assert earlier.verdict == "conformant", earlier.output[-3000:]
+        fresh, hosted = (
+            _logged(lambda url: run_suite(url, KEY, *QUICK, *MODES[ONE], timeout=300)),
+            _logged(lambda url: host.run(url, KEY, (*QUICK, *MODES[ONE]), timeout=300)),
+        )
+    finally:
+        host.close()
+    assert Counter(fresh) == Counter(hosted), difference(fresh, hosted)
+
+
+def _logged(run_against: Callable[[str], SuiteRun]) -> tuple[str, ...]:
+    """The requests of one run against a fresh reference server, names normalised."""
+    logged = RequestLog(catalog_app(KEY, fault=None))
+    with BackgroundServer(logged) as server:  # type: ignore[arg-type]
+        run = run_against(server.base_url)
+    assert run.verdict == "conformant", run.output[-3000:]
+    return tuple(normalised(line, run.summary["seed"], run.summary["run_id"]) for line in logged.lines)

@@ -11,7 +11,8 @@ modules (Schemathesis' schemas, jsonschema, PyYAML, the reports) load in ``start
 out to be a contract run, so another project's session starts as fast as without the suite.
 
 The modules: ``options`` (the command-line options as data, and the checks of their values),
-``start`` (what a contract run loads), ``session`` (the session object, one per pytest process,
+``start`` (what a contract run loads), ``loaded`` (every module of the suite loaded before
+the first case, so that one seed draws the same cases), ``session`` (the session object, one per pytest process,
 controller or xdist worker), ``classify`` (one test's outcome classified into a ``TestRecord``),
 ``stopping`` (SIGTERM and SIGHUP end a contract run as Ctrl-C does), ``finish`` (the end of a run in
 the controller: records, re-asks, verdict, reports, exit code).

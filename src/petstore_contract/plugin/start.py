@@ -21,7 +21,7 @@ from petstore_contract.core.records import TestRecord
 from petstore_contract.interface.clauses import section_markers
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.judging import waivers
-from petstore_contract.plugin import options
+from petstore_contract.plugin import loaded, options
 from petstore_contract.plugin.finish import RECORD_ATTR
 from petstore_contract.plugin.session import CONTROLLER, WORKER, ContractSession
 from petstore_contract.run import Run, RunSettings, heap, install
@@ -29,6 +29,9 @@ from petstore_contract.run.target import TargetConfigError, resolve
 
 
 def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
+    # Before anything draws a case: the pool of constants Hypothesis draws from is the same in every
+    # process and every kind of run (``loaded.py``).
+    loaded.load_every_module()
     # The suite's markers exist in its own runs only: another project's session (``--markers``,
     # ``--strict-markers``) sees exactly the markers it registers itself.
     add_markers(config)
