@@ -148,6 +148,7 @@ class Placed:
 
     silence: Silence | None
     why: str = ""
+    long_uri: bool = False  # past URI_FLOOR: 414 (URI Too Long) fits too, whatever else the request is
 
     @property
     def credential_first(self) -> bool:
@@ -160,7 +161,7 @@ class Placed:
         to judge) or a 401 (every operation lists it; a valid key refused is auth.accepted's to judge)."""
         if self.silence is None:
             return False
-        return status in self.silence.statuses or status == 401
+        return status in self.silence.statuses or status == 401 or (self.long_uri and status == 414)
 
 
 INSIDE = Placed(None)
@@ -212,7 +213,7 @@ def classify(
         return Placed(SILENCES["target-syntax"], syntax)
     problem = _path_problem(target.path)
     if problem:
-        return Placed(SILENCES["path"], problem)
+        return Placed(SILENCES["path"], problem, long_uri=len(url) > URI_FLOOR)
     if not operation:
         return Placed(SILENCES["method"], f"{method.upper()} is no operation the document lists for this path")
     if len(url) > URI_FLOOR:
