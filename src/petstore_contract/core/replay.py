@@ -108,6 +108,21 @@ def recorded_body(body: bytes | str | None, show: Callable[[str], str]) -> tuple
         return show(body.decode("utf-8", "replace")), base64.b64encode(exact).decode("ascii")
 
 
+def _url_options(url: str, headers: Sequence[tuple[str, str]]) -> list[str]:
+    """What curl needs to send the request-target and read the answer as the suite did: dot segments kept
+    (``--path-as-is``), brackets and braces taken literally (``-g``), the body's bytes as they came when a
+    content coding was negotiated (``--raw``: no decoding of any coding)."""
+    path = url.split("://", 1)[-1].partition("/")[2].split("?", 1)[0]
+    options = []
+    if any(segment in (".", "..") for segment in path.split("/")):
+        options.append("--path-as-is")
+    if any(char in url for char in "[]{}"):
+        options.append("-g")
+    if any(name.lower() == "accept-encoding" for name, _ in headers):
+        options.append("--raw")
+    return options
+
+
 def curl(
     method: str,
     url: str,
@@ -118,7 +133,8 @@ def curl(
 ) -> str:
     """The command line (see the module's docstring); ``body``: the record's text, ``body_base64``: the
     exact bytes when the record has them apart."""
-    parts = ["curl", "-sS", "-i", "-X", single(method)]
+    parts = ["curl", "-sS", "-i", *_url_options(url, headers)]
+    parts += ["--head"] if method == "HEAD" else ["-X", single(method)]  # -X HEAD would wait for a body
     for name, value in headers:
         parts += ["-H", word(f"{name}: {value}", key_variable)]
     prefix, note = "", ""

@@ -53,6 +53,9 @@ class Silence:
     # a request may never reach the service's operations (a proxy's size limit, an unrouted path, a
     # method no route holds), a fitting 4xx Error is as good as the 401 (no animal is revealed either way).
     credential_first: bool
+    # The web server in front answers such a request itself, before any handler a vendor could give
+    # the Error body: only an answer that would mislead a client is judged (``judging/http_layer.py``).
+    any_answer: bool = False
 
 
 SILENCES: dict[str, Silence] = {
@@ -96,8 +99,10 @@ SILENCES: dict[str, Silence] = {
             "method",
             "§4.4: 'Other operations (update, delete, category operations, order creation): not shown.'",
             "RFC 9110 §15.5.6: 405 (Method Not Allowed) 'indicates that the method received in the "
-            "request-line is known by the origin server but not supported by the target resource'.",
-            (400, 404, 405),
+            "request-line is known by the origin server but not supported by the target resource'; §9.1: 'An "
+            "origin server that receives a request method that is unrecognized or not implemented SHOULD "
+            "respond with the 501 (Not Implemented) status code.'",
+            (400, 404, 405, 501),
             credential_first=False,
         ),
         Silence(
@@ -120,6 +125,17 @@ SILENCES: dict[str, Silence] = {
             (400, 404, 405, 422),
             credential_first=False,
         ),
+        Silence(
+            "target-syntax",
+            "§4: 'All paths are relative to the base address.' A request-target that is no URI, or whose "
+            "path decodes to a control character, names nothing the document describes.",
+            "RFC 9112 §3.2: 'A recipient that receives an invalid request-line SHOULD respond with either a "
+            "400 (Bad Request) error or a 301 (Moved Permanently) redirect'; RFC 3986 §2.1: 'pct-encoded = "
+            '"%" HEXDIG HEXDIG\'.',
+            (400, 404),
+            credential_first=False,
+            any_answer=True,
+        ),
     )
 }
 # Rate limits (§8 "Rate limits and quotas: not shown"; RFC 6585 §4, 429) are the transport's: a 429 is waited
@@ -132,6 +148,7 @@ class Placed:
 
     silence: Silence | None
     why: str = ""
+    long_uri: bool = False  # past URI_FLOOR: 414 (URI Too Long) fits too, whatever else the request is
 
     @property
     def credential_first(self) -> bool:
@@ -144,7 +161,7 @@ class Placed:
         to judge) or a 401 (every operation lists it; a valid key refused is auth.accepted's to judge)."""
         if self.silence is None:
             return False
-        return status in self.silence.statuses or status == 401
+        return status in self.silence.statuses or status == 401 or (self.long_uri and status == 414)
 
 
 INSIDE = Placed(None)
@@ -167,6 +184,8 @@ def _documented_paths() -> tuple[tuple[re.Pattern[str], str, bool], ...]:
 
 def _path_problem(path: str) -> str:
     """Why the URL's path names nothing the document describes ("" when it names an operation's path)."""
+    if any(unquote(segment) in (".", "..") for segment in path.split("/")):
+        return f"dot segments ({path!r}): a client removes them before it sends (RFC 3986 §5.2.4)"
     if path.endswith("/") and path.rstrip("/"):
         return f"a trailing slash ({path!r}): no documented path ends in one"
     for pattern, _template, has_id in _documented_paths():
@@ -189,9 +208,12 @@ def classify(
     headers = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
     operation = operation_id(method, url)
     target = urlsplit(url)
+    syntax = target_syntax_problem(url)
+    if syntax:
+        return Placed(SILENCES["target-syntax"], syntax)
     problem = _path_problem(target.path)
     if problem:
-        return Placed(SILENCES["path"], problem)
+        return Placed(SILENCES["path"], problem, long_uri=len(url) > URI_FLOOR)
     if not operation:
         return Placed(SILENCES["method"], f"{method.upper()} is no operation the document lists for this path")
     if len(url) > URI_FLOOR:
@@ -211,6 +233,27 @@ def classify(
     if len(sent) > BODY_FLOOR:
         return Placed(SILENCES["too-large"], f"a body of {len(sent):,} bytes")
     return INSIDE
+
+
+# RFC 3986 §3.3 and §3.4: the characters a path or query may hold, a "%" only as pct-encoded.
+_URI_CHARS = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_CONTROL_ESCAPE = re.compile(r"%(?:[01][0-9A-Fa-f]|7[Ff])")
+
+
+def target_syntax_problem(url: str) -> str:
+    """Why the URL's path and query are no valid URI syntax, or decode to a control character ("" when fine)."""
+    rest = url.split("://", 1)[-1]
+    tail = rest[rest.find("/") :] if "/" in rest else ""
+    tail = tail.split("#", 1)[0]
+    if not _URI_CHARS.fullmatch(tail):
+        bad = next(c for c in tail if not _URI_CHARS.fullmatch(c))
+        return f"the request-target holds {bad!r}, which RFC 3986 does not allow there"
+    if _BAD_ESCAPE.search(tail):
+        return "the request-target holds a '%' that is no pct-encoded octet (RFC 3986 §2.1)"
+    if _CONTROL_ESCAPE.search(tail.split("?", 1)[0]):
+        return "the request-target's path decodes to a control character"
+    return ""
 
 
 def _accepts_json(accept: str) -> bool:

@@ -139,7 +139,12 @@ class Oracle:
         operation = operation_id(request.method or "GET", request.url or "")
         found: list[Finding] = []
         check = _checker(found, operation, answer.status)
-        if not check(Kind.NO_SERVER_ERROR, lambda: expect.no_server_error(answer)):
+        # Where the request stands (interface/silence.py): outside the document, HTTP decides its status;
+        # a refused credential still gets its 401 first where the service itself reads the request.
+        placed = classify(request.method or "GET", request.url or "", request.headers, request.body)
+        if placed.silence is not None and placed.silence.any_answer:
+            return found  # answered by the web server itself: judged for what misleads (judging/http_layer.py)
+        if not placed.fits(answer.status) and not check(Kind.NO_SERVER_ERROR, lambda: expect.no_server_error(answer)):
             return found
         if operation == "createPet":
             self.refusals.create_answered(request.body, answer.status, answer)
@@ -147,9 +152,6 @@ class Oracle:
                 self._handed(answer)
         authorization = request.headers.get("Authorization")
         valid_key = self._valid(authorization)
-        # Where the request stands (interface/silence.py): outside the document, HTTP decides its status;
-        # a refused credential still gets its 401 first where the service itself reads the request.
-        placed = classify(request.method or "GET", request.url or "", request.headers, request.body)
         refused_first = placed.credential_first and not valid_key and answer.status != 401
         if placed.silence is not None and not refused_first:
             return self._outside(answer, placed, operation, valid_key, check, found)

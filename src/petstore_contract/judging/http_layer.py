@@ -1,0 +1,202 @@
+"""The HTTP layer's rules: what a web server in front of the service may answer to a request inside the base URL.
+
+The cases are data (``interface/http_layer.toml``); each group names the rule here that judges its
+answers.  Every rule reads an answer as it arrived (``transport/raw.py``): its status, its headers, its
+bytes before any content decoding, and whether its framing completed.  A redirect is the answer, never
+followed.  Each raises ``Mismatch`` (expected, observed, the exchange) for its group's clause.
+
+- ``methods`` (RFC 9110 §9): a refusal is a 4xx or 501 with the Error body (§7); a 405 carries ``Allow``
+  (§15.5.6); TRACE is no operation of the document, and its echo (``message/http``, the credential in
+  it) is no answer the document allows (§1: bodies are JSON).  HEAD and OPTIONS may be served (2xx).
+- ``target`` (RFC 3986, RFC 9112 §3.2): a valid request-target is served as the document says (2xx)
+  or refused with a fitting 4xx and the Error body; never a redirect, never a 5xx.
+- ``target-syntax``: a request-target that is no URI is the web server's to answer; only what would
+  mislead a client is judged: a 2xx, a redirect into the API, the key echoed.
+- ``coding`` (RFC 9110 §12.5.3, §8.4): a coding the request did not accept is not used; a coding used
+  is labelled with ``Content-Encoding`` and the bytes are in it.
+- ``framing`` (RFC 9112 §6, §7.1; RFC 9110 §10.1.1): a chunked body, or one behind ``Expect:
+  100-continue``, sent without the key gets its 401 (or 411, Length Required) with the Error body.
+- ``large`` (§5.3): a create without the key is answered 401 whatever its size; a limit on the body is
+  no reason to skip the key's check.
+
+Every answer that starts must arrive whole (RFC 9112 §6.3: a message whose framing did not end is
+incomplete): an answer cut off is a finding of its rule, never "the target did not answer".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from petstore_contract.core.records import Exchange, Mismatch
+from petstore_contract.interface.silence import SILENCES
+from petstore_contract.judging import expect, headers
+from petstore_contract.transport import TargetProblem
+from petstore_contract.transport.raw import RawAnswer, decode
+
+GZIP_MAGIC = b"\x1f\x8b"
+Rule = Callable[[Any, RawAnswer, str], None]  # (the case, its answer, the key) -> None, or raises Mismatch
+
+
+def _observed(answer: RawAnswer) -> str:
+    return f"HTTP {answer.status} with {expect.body_of(answer)}"
+
+
+def whole(answer: RawAnswer) -> None:
+    """RFC 9112 §6.3: the answer's framing ended as announced (the last chunk, every byte of Content-Length)."""
+    if not answer.complete:
+        expected = (
+            "the whole answer (RFC 9112 §6.3, §9.6: a server that refuses a body lets the client read its answer)"
+        )
+        raise Mismatch(expected, f"HTTP {answer.status} that never completed: {answer.problem}", answer.exchange)
+
+
+def key_not_echoed(answer: RawAnswer, key: str) -> None:
+    """The credential never comes back in an answer (a TRACE echo, an error page quoting the request)."""
+    if not key:
+        return
+    where = [name for name, value in answer.headers.items() if key in value]
+    if key.encode() in answer.wire or key.encode() in answer.body:
+        where.append("the body")
+    if where:
+        expected = "an answer that does not carry the API key back"
+        raise Mismatch(expected, f"HTTP {answer.status} with the API key in {', '.join(where)}", answer.exchange)
+
+
+def no_redirect(answer: RawAnswer) -> None:
+    if 300 <= answer.status < 400:
+        location = answer.headers.get("location", "(none)")
+        expected = "the answer itself, no redirect (the document's Responses tables list no 3xx)"
+        raise Mismatch(expected, f"HTTP {answer.status} to {location}", answer.exchange)
+
+
+def methods(case: Any, answer: RawAnswer, key: str) -> None:
+    whole(answer)
+    key_not_echoed(answer, key)
+    no_redirect(answer)
+    status, method = answer.status, case.method
+    media = headers.media_type(answer.headers.get("content-type", ""))
+    if method == "TRACE" and (200 <= status < 300 or media == "message/http"):
+        expected = (
+            "TRACE refused (4xx or 501 with the Error body): the document offers no TRACE, and §1 says bodies are JSON"
+        )
+        raise Mismatch(expected, f"HTTP {status} ({media or 'no media type'}): the request echoed", answer.exchange)
+    if 200 <= status < 300:
+        if method in ("HEAD", "OPTIONS"):
+            if answer.body and method == "OPTIONS":
+                expect.json_media_type(answer)
+            return
+        expected = f"a refusal of {method} (4xx or 501 with the Error body): the document offers no {method} on /pets"
+        raise Mismatch(expected, _observed(answer), answer.exchange)
+    if status == 405 and not answer.headers.get("allow"):
+        expected = "an Allow header on the 405 (RFC 9110 §15.5.6: the origin server MUST generate one)"
+        raise Mismatch(expected, "HTTP 405 without Allow", answer.exchange)
+
+
+def target(case: Any, answer: RawAnswer, key: str) -> None:
+    whole(answer)
+    key_not_echoed(answer, key)
+    no_redirect(answer)
+    # Its status and its Error body are the pipeline's to judge (a fitting 4xx, ``interface/silence.py``).
+
+
+def target_syntax(case: Any, answer: RawAnswer, key: str) -> None:
+    """Only what misleads: a 2xx (an answer as if the target named something), a redirect into the API, the key."""
+    key_not_echoed(answer, key)
+    status = answer.status
+    if 200 <= status < 300:
+        expected = "no 2xx: the request-target is no URI (RFC 3986), it names nothing the document describes"
+        raise Mismatch(expected, _observed(answer), answer.exchange)
+    location = answer.headers.get("location")
+    if 300 <= status < 400 and location:
+        there = urlsplit(urljoin(answer.exchange.url, location))
+        if there.path.startswith(urlsplit(answer.exchange.url).path.split("/pets", 1)[0]):
+            expected = "no redirect into the API for a request-target that is no URI"
+            raise Mismatch(expected, f"HTTP {status} to {location}", answer.exchange)
+
+
+def _accepted(coding: str, accept: str | None) -> bool:
+    """RFC 9110 §12.5.3: whether a request that sent ``accept`` (None: no Accept-Encoding) accepts ``coding``."""
+    if accept is None:
+        return True
+    weights: dict[str, float] = {}
+    for item in accept.split(","):
+        name, *params = (part.strip().lower() for part in item.split(";"))
+        if not name:
+            continue
+        q = 1.0
+        for param in params:
+            found = re.fullmatch(r"q\s*=\s*([0-9.]+)", param)
+            if found:
+                try:
+                    q = float(found.group(1))
+                except ValueError:
+                    q = 0.0
+        weights[name] = q
+    if coding in weights:
+        return weights[coding] > 0
+    if coding == "identity":
+        return weights.get("*", 1.0) > 0 or "identity" in weights
+    return weights.get("*", 0.0) > 0
+
+
+def coding(case: Any, answer: RawAnswer, key: str) -> None:
+    whole(answer)
+    accept: str | None = case.accept_encoding or None
+    label = answer.headers.get("content-encoding", "")
+    used = [c.strip().lower() for c in label.split(",") if c.strip() and c.strip().lower() != "identity"]
+    for name in used:
+        if not _accepted(name, accept):
+            asked = f"Accept-Encoding: {accept}"
+            expected = f"a body in a coding the request accepted ({asked}; RFC 9110 §12.5.3): identity"
+            raise Mismatch(expected, f"HTTP {answer.status} with Content-Encoding: {label}", answer.exchange)
+    if used and decode(label, answer.wire) is None:
+        expected = f"a body in the coding its Content-Encoding names ({label}; RFC 9110 §8.4)"
+        raise Mismatch(expected, f"HTTP {answer.status} with bytes that are not {label}", answer.exchange)
+    if not used and answer.wire.startswith(GZIP_MAGIC):
+        expected = "a Content-Encoding naming the coding the body is in (RFC 9110 §8.4)"
+        raise Mismatch(expected, f"HTTP {answer.status}: gzip bytes without Content-Encoding", answer.exchange)
+
+
+def framing(case: Any, answer: RawAnswer, key: str) -> None:
+    """Its Error body is the pipeline's to judge (errors.body)."""
+    whole(answer)
+    if answer.status not in (401, 411):
+        expected = "401 (§5.3: the key is missing), or 411 (RFC 9112 §6.3) before the body is read"
+        raise Mismatch(expected, _observed(answer), answer.exchange)
+
+
+def large(case: Any, answer: RawAnswer, key: str) -> None:
+    """401, or the refusal HTTP fits to a size (``interface/silence.py``: 413 or 400; its Error body is
+    errors.body's), and whole."""
+    whole(answer)
+    if answer.status not in (401, *SILENCES["too-large"].statuses):
+        fitting = ", ".join(map(str, SILENCES["too-large"].statuses))
+        expected = f"401: the key is missing, whatever else the request carries (§5.3); or {fitting} for the size"
+        raise Mismatch(expected, _observed(answer), answer.exchange)
+
+
+RULES: dict[str, Rule] = {
+    "methods": methods,
+    "target": target,
+    "target-syntax": target_syntax,
+    "coding": coding,
+    "framing": framing,
+    "large": large,
+}
+
+
+def unanswered(rule: str, problem: TargetProblem) -> Mismatch | None:
+    """What a request without an answer decides: nothing (the problem leaves its clause undecided), but
+    where the rule says a refusal must arrive: a large body's connection closed under it (RFC 9112 §9.6)."""
+    if rule == "target-syntax":
+        return None  # a web server may drop a request-line that is no HTTP; nothing misleads there
+    if rule == "large" and problem.kind != "budget" and "timed out" not in problem.message:
+        exchange = problem.exchange if problem.exchange is not None else Exchange("POST", "")
+        expected = (
+            "the 401 with the Error body, whole, even when the body is not read (RFC 9112 §9.6: a lingering close)"
+        )
+        return Mismatch(expected, f"no answer: {problem.message}", exchange)
+    return None

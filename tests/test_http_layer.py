@@ -1,0 +1,197 @@
+"""What the web server answers is the service's answer: the HTTP layer in front of the application.
+
+A service is deployed behind Apache httpd, nginx or lighttpd, and what they answer themselves (their
+HTML error pages, a TRACE echo, a coding the client did not ask for, a body limit before the key's
+check, an answer cut off because a body was refused unread) reaches the client as the service's.  The
+requests here are those a client may send inside the base URL that ``requests`` does not send as they
+are (any method, the request-target as written, no ``Accept-Encoding`` or ``identity``, chunked bodies,
+``Expect: 100-continue``, bodies of several MiB): a table of cases (``interface/http_layer.toml``), each
+group judged by its rule (``judging/http_layer.py``) on its clause, and by the pipeline of every exchange.
+
+They are sent once per run on sockets of their own (``transport/raw.py``), under the run's guard.  The
+requests that carry a body go without the key (§5.3: they are refused, and nothing is written); in a
+read-only run they are not sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import tomllib
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+import pytest
+from requests.structures import CaseInsensitiveDict
+
+from petstore_contract.core.records import Exchange
+from petstore_contract.judging import http_layer
+from petstore_contract.judging.expect import Judge
+from petstore_contract.run import Run, ahead
+from petstore_contract.run.ahead import sent_ahead
+from petstore_contract.run.setup import Seeded
+from petstore_contract.transport import TargetProblem
+from petstore_contract.transport.raw import RawAnswer, RawRequest, RawSender
+
+SET_UP_WRITES = ()
+LONG = 9000  # past RFC 9110 §4.1's 8000 octets and Apache httpd's 8190-byte request line
+CHUNK = 16
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    method: str
+    target: str
+    rule: str
+    clause: str
+    key: str = "valid"
+    accept_encoding: str = "identity"
+    body: str = ""
+    size: int = 0
+    chunked: bool = False
+    expect_continue: bool = False
+    writes: bool = False
+
+
+def _cases() -> dict[str, Case]:
+    table = tomllib.loads(files("petstore_contract.interface").joinpath("http_layer.toml").read_text("utf-8"))
+    cases = {}
+    for group in table["groups"]:
+        for row in group["cases"]:
+            case = Case(rule=group["rule"], clause=group["clause"], **row)
+            cases[case.id] = case
+    return cases
+
+
+CASES = _cases()
+
+
+def _body(run: Run, case: Case) -> bytes | None:
+    if case.size:
+        pad = case.size - len(json.dumps({"name": "", "categoryId": 1}))
+        return json.dumps({"name": run.name("large") + "a" * pad, "categoryId": 1})[: case.size].encode()
+    if case.body == "new-pet":
+        return json.dumps({"name": run.name("framing"), "categoryId": 1}).encode()
+    return case.body.encode() if case.body else None
+
+
+def request_of(run: Run, case: Case) -> RawRequest:
+    headers = [("Accept", "application/json")]
+    if case.key == "valid":
+        headers.append(("Authorization", f"Bearer {run.api.api_key}"))
+    if case.accept_encoding:
+        headers.append(("Accept-Encoding", case.accept_encoding))
+    body = _body(run, case)
+    if body is not None:
+        headers.append(("Content-Type", "application/json"))
+    target = case.target.replace("{long}", "9" * LONG)
+    if case.chunked and body is not None:
+        pieces = tuple(body[i : i + CHUNK] for i in range(0, len(body), CHUNK))
+        return RawRequest(case.method, target, tuple(headers), chunks=pieces)
+    return RawRequest(case.method, target, tuple(headers), body, expect_continue=case.expect_continue)
+
+
+def _send(sender: RawSender, run: Run, case: Case) -> dict[str, Any]:
+    try:
+        answer = sender.send(request_of(run, case), no_answer_is_an_answer=case.rule == "target-syntax")
+    except TargetProblem as problem:
+        exchange = problem.exchange.to_dict() if problem.exchange is not None else None
+        return {"unanswered": problem.message, "kind": problem.kind, "exchange": exchange}
+    return {
+        "status": answer.status,
+        "headers": list(answer.headers.items()),
+        "wire": base64.b64encode(answer.wire).decode(),
+        "body": base64.b64encode(answer.body).decode(),
+        "problem": answer.problem,
+        "interim": list(answer.interim),
+        "exchange": answer.exchange.to_dict(),
+    }
+
+
+def _row(data: dict[str, Any]) -> RawAnswer | TargetProblem:
+    if "unanswered" in data:
+        exchange = Exchange.from_dict(data["exchange"]) if data["exchange"] else None
+        return TargetProblem(data["unanswered"], kind=data["kind"], exchange=exchange)
+    return RawAnswer(
+        data["status"],
+        CaseInsensitiveDict(dict(data["headers"])),
+        base64.b64decode(data["wire"]),
+        base64.b64decode(data["body"]),
+        not data["problem"],
+        data["problem"],
+        tuple(data["interim"]),
+        Exchange.from_dict(data["exchange"]),
+    )
+
+
+@sent_ahead("http_layer")
+def _http_layer(run: Run, seeded: Seeded) -> dict[str, RawAnswer | TargetProblem]:
+    def send() -> dict[str, Any]:
+        sender = RawSender(run.api.transport.adapter)
+        chosen = [case for case in CASES.values() if not (case.writes and run.read_only)]
+        # The large bodies one at a time (at most one of them in memory), the rest side by side.
+        small = [case for case in chosen if not case.size]
+        answers = dict(zip([c.id for c in small], run.api.map(lambda c: _send(sender, run, c), small), strict=True))
+        answers.update({case.id: _send(sender, run, case) for case in chosen if case.size})
+        return answers
+
+    return {key: _row(data) for key, data in run.once("http_layer", send).items()}
+
+
+@pytest.fixture(scope="module")
+def http_answers(run: Run, seeded: Seeded) -> dict[str, RawAnswer | TargetProblem]:
+    return ahead.answers(run, "http_layer", seeded)
+
+
+def _params(clause: str) -> list[Any]:
+    return [
+        pytest.param(case.id, id=case.id, marks=[pytest.mark.writes] * case.writes)
+        for case in CASES.values()
+        if case.clause == clause
+    ]
+
+
+def _judge(answers: dict[str, RawAnswer | TargetProblem], run: Run, judge: Judge, key: str) -> None:
+    case = CASES[key]
+    row = answers[key]
+    with judge(case.clause):
+        if isinstance(row, TargetProblem):
+            mismatch = http_layer.unanswered(case.rule, row)
+            if mismatch is not None:
+                raise mismatch
+            if case.rule != "target-syntax":
+                raise row
+            return
+        http_layer.RULES[case.rule](case, row, run.api.api_key)
+
+
+@pytest.mark.clause("http.methods")
+@pytest.mark.parametrize("key", _params("http.methods"))
+def test_a_method_is_served_or_refused_with_an_error(http_answers: Any, run: Run, judge: Judge, key: str) -> None:
+    _judge(http_answers, run, judge, key)
+
+
+@pytest.mark.clause("http.target")
+@pytest.mark.parametrize("key", _params("http.target"))
+def test_a_request_target_gets_an_answer_http_allows(http_answers: Any, run: Run, judge: Judge, key: str) -> None:
+    _judge(http_answers, run, judge, key)
+
+
+@pytest.mark.clause("http.content-coding")
+@pytest.mark.parametrize("key", _params("http.content-coding"))
+def test_a_body_comes_in_a_coding_the_client_accepted(http_answers: Any, run: Run, judge: Judge, key: str) -> None:
+    _judge(http_answers, run, judge, key)
+
+
+@pytest.mark.clause("http.framing")
+@pytest.mark.parametrize("key", _params("http.framing"))
+def test_a_body_in_another_framing_is_refused_whole(http_answers: Any, run: Run, judge: Judge, key: str) -> None:
+    _judge(http_answers, run, judge, key)
+
+
+@pytest.mark.clause("auth.missing")
+@pytest.mark.parametrize("key", _params("auth.missing"))
+def test_a_large_create_without_the_key_gets_its_401(http_answers: Any, run: Run, judge: Judge, key: str) -> None:
+    _judge(http_answers, run, judge, key)
