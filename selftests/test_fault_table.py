@@ -6,12 +6,14 @@ RFC it relies on); every MUST clause is broken by some fault.
 from __future__ import annotations
 
 import email.utils
+import http.client
 import re
 import tomllib
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -272,6 +274,15 @@ CASES: dict[str, Callable[[Api], bool]] = {
     # Where the document is silent: a front's own error page instead of the Error body
     "front_415_html": lambda api: "html" in api.post(data=b"{}", headers={"Content-Type": "text/plain"}).text,
     "proxy_413_html": lambda api: "html" in api.post({"name": "x" * 70_000, "categoryId": 1}).text,
+    "http_trace_echo": lambda api: api.request("TRACE", "/pets").headers.get("content-type") == "message/http",
+    "http_gzip_forced": lambda api: (
+        api.get(headers={"Accept-Encoding": "identity"}).headers.get("content-encoding") == "gzip"
+    ),
+    "http_dot_segments_redirected": lambda api: _raw_status(api, "/pets/../pets") == 301,
+    "http_chunked_refused": lambda api: (
+        api.request("POST", "/pets", data=iter([b'{"name": "x", "categoryId": 1}'])).status_code == 400
+    ),
+    "proxy_413_before_key": lambda api: api.post({"name": "x" * 70_000, "categoryId": 1}, key=None).status_code == 413,
     "router_404_text_before_auth": lambda api: api.get("/pets/abc", key=None).text.startswith("404:"),
     "accept_406_html": lambda api: "html" in api.get(headers={"Accept": "text/html"}).text,
     # Odd input
@@ -334,6 +345,17 @@ CASES: dict[str, Callable[[Api], bool]] = {
         == [(500, 500), (200, None), (200, None)]
     ),
 }
+
+
+def _raw_status(api: Api, target: str) -> int:
+    """The status of a GET sent with its request-target exactly as written (requests would remove dot segments)."""
+    where = urlsplit(api.base_url)
+    connection = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=5)
+    try:
+        connection.request("GET", where.path + target, headers={"Authorization": f"Bearer {KEY}"})
+        return connection.getresponse().status
+    finally:
+        connection.close()
 
 
 def _orders(api: Api, times: int) -> list[Any]:

@@ -10,9 +10,9 @@ matches against the catalog.
 
 from __future__ import annotations
 
-from devtools.catalog.faulty import auth, create, errors, fronted, listing, newpet, read
+from devtools.catalog.faulty import auth, create, errors, fronted, http_layer, listing, newpet, read
 from devtools.catalog.faulty.registry import REGISTERED, Implementation, catalog_app, store_factory
 
-PARTS = (auth, create, errors, fronted, listing, newpet, read)  # imported for their registrations
+PARTS = (auth, create, errors, fronted, http_layer, listing, newpet, read)  # imported for their registrations
 
 __all__ = ["PARTS", "REGISTERED", "Implementation", "catalog_app", "store_factory"]

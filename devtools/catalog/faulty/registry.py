@@ -83,4 +83,7 @@ def catalog_app(api_key: str, variant: Variant = REFERENCE, fault: str | None = 
     front = FRONTED.get(variant.name) if fault is None else getattr(app.state.store, "front", None)
     if front is not None:
         app.add_middleware(FrontLayer, front=front, api_key=api_key)
+    layer = getattr(app.state.store, "layer", None) if fault is not None else None
+    if layer is not None:  # a web server's own answers in front of the service (``faulty/http_layer.py``)
+        app.add_middleware(layer, api_key=api_key)
     return app

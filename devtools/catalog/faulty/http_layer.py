@@ -1,0 +1,119 @@
+"""Faults of the HTTP layer in front of the service (``judging/http_layer.py``): what a web server configured
+one line wrong answers itself, before or instead of the application.  Each is an ASGI layer (``layer``)
+before the reference's app, as a web server stands before the service."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+from devtools.catalog.faulty.registry import fault
+from petstore_contract.reference.app import PetStore
+
+Scope = dict[str, Any]
+
+
+class _Layer:
+    def __init__(self, app: Any, api_key: str) -> None:
+        self.app, self.key = app, api_key
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not await self.answer(scope, receive, send):
+            await self.app(scope, receive, send)
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        raise NotImplementedError
+
+
+async def _send(send: Any, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class TraceEcho(_Layer):
+    """``TraceEnable On`` (Apache httpd's default): TRACE reflected as ``message/http``, the credential in it."""
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        if scope["method"] != "TRACE":
+            return False
+        lines = [f"TRACE {scope['raw_path'].decode('latin-1')} HTTP/1.1"]
+        lines += [f"{k.decode('latin-1')}: {v.decode('latin-1')}" for k, v in scope["headers"]]
+        body = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        await _send(send, 200, [(b"content-type", b"message/http"), (b"content-length", str(len(body)).encode())], body)
+        return True
+
+
+class GzipForced(_Layer):
+    """Compression forced on every answer (``SetOutputFilter DEFLATE``), whatever ``Accept-Encoding`` says."""
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        start: dict[str, Any] = {}
+        parts: list[bytes] = []
+
+        async def collect(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+                return
+            parts.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            body = gzip.compress(b"".join(parts))
+            headers = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-length",)]
+            headers += [(b"content-encoding", b"gzip"), (b"content-length", str(len(body)).encode())]
+            await _send(send, start["status"], headers, body if scope["method"] != "HEAD" else b"")
+
+        await self.app(scope, receive, collect)
+        return True
+
+
+class DotSegmentsRedirected(_Layer):
+    """A path in another spelling (dot segments, an encoded slash) redirected to its canonical form (301)."""
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        raw = scope.get("raw_path", b"").decode("latin-1")
+        if "/../" not in raw and "%2F" not in raw.upper():
+            return False
+        segments: list[str] = []
+        for part in raw.replace("%2F", "/").replace("%2f", "/").split("/"):
+            if part == "..":
+                segments = segments[:-1]
+            elif part != ".":
+                segments.append(part)
+        location = "/".join(segments) or "/"
+        await _send(send, 301, [(b"location", location.encode("latin-1")), (b"content-length", b"0")], b"")
+        return True
+
+
+class ChunkedRefused(_Layer):
+    """A request body in the chunked coding refused with 400 (and the Error body) before the key is read,
+    where RFC 9112 §7.1 says a recipient MUST be able to parse it."""
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        chunked = any(k.lower() == b"transfer-encoding" and b"chunked" in v.lower() for k, v in scope["headers"])
+        if not chunked:
+            return False
+        body = json.dumps({"code": "bad_request", "message": "chunked bodies are not supported", "status": 400})
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await _send(send, 400, headers, body.encode())
+        return True
+
+
+@fault("http_trace_echo")
+class HttpTraceEcho(PetStore):
+    layer = TraceEcho
+
+
+@fault("http_gzip_forced")
+class HttpGzipForced(PetStore):
+    layer = GzipForced
+
+
+@fault("http_dot_segments_redirected")
+class HttpDotSegmentsRedirected(PetStore):
+    layer = DotSegmentsRedirected
+
+
+@fault("http_chunked_refused")
+class HttpChunkedRefused(PetStore):
+    layer = ChunkedRefused
