@@ -69,6 +69,9 @@ def test_request_answer_exchange_and_redaction(server: PeerServer, make_transpor
         "busy_resends": 0,
         "bodies_cut": 0,
         "writes_found": 0,
+        "layer_requests": 0,
+        "layer_kinds": 0,
+        "layer_bytes": 0,
         "concurrency_min": 8,
     }
 

@@ -139,6 +139,9 @@ def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
         "busy_resends": 0,
         "bodies_cut": 0,
         "writes_found": 0,
+        "layer_requests": 0,
+        "layer_kinds": 0,
+        "layer_bytes": 0,
         "concurrency_min": 2,
         "server_errors": [failed.to_dict()],
     }

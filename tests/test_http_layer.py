@@ -135,6 +135,8 @@ def _http_layer(run: Run, seeded: Seeded) -> dict[str, RawAnswer | TargetProblem
         small = [case for case in chosen if not case.size]
         answers = dict(zip([c.id for c in small], run.api.map(lambda c: _send(sender, run, c), small), strict=True))
         answers.update({case.id: _send(sender, run, case) for case in chosen if case.size})
+        # What the reports say was sent (``coverage_line``): requests, kinds, and the bytes of the large bodies.
+        run.api.transport.guard.note_layer(len(chosen), len({c.rule for c in chosen}), sum(c.size for c in chosen))
         return answers
 
     return {key: _row(data) for key, data in run.once("http_layer", send).items()}

@@ -382,7 +382,12 @@ def coverage_line(result: RunResult) -> str:
     responses, parameters = result.coverage["responses"], result.coverage["parameters"]
     seen = sum(r["observed"] for r in responses), sum(p["observed"] for p in parameters)
     line = f"coverage: {seen[0]} of {len(responses)} documented answers observed, {seen[1]} of {len(parameters)}"
-    return line + " documented parameter values of GET /pets answered 200"
+    line += " documented parameter values of GET /pets answered 200"
+    layer = int(result.facts.get("layer_requests") or 0)
+    if layer:
+        kinds, mib = int(result.facts.get("layer_kinds") or 0), int(result.facts.get("layer_bytes") or 0) / 2**20
+        line += f"; the HTTP layer: {layer} requests, {kinds} kinds ({mib:.0f} MiB in large bodies without the key)"
+    return line
 
 
 def waiver_text(waiver: dict[str, Any]) -> str:

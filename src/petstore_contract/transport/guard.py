@@ -38,7 +38,21 @@ EVENT_EXAMPLES = "event_examples"  # beside the counters: the first example line
 # A run's counters (RunGuard); "created": POSTs answered 201, the animals a run added to a store that
 # has no delete; "held_back": generated creates not sent on a crowded store
 # (``GeneratedCases.limit_creates``); then the transport's events.
-COUNTS = ("requests", "writes", "no_answer", "throttled", "repeats_not_sent", "created", "held_back", *EVENTS)
+# "layer_requests", "layer_kinds", "layer_bytes": the HTTP layer's requests (tests/test_http_layer.py, sent once
+# a run, in one process), their kinds and the bytes of their large bodies, for the reports' coverage line.
+COUNTS = (
+    "requests",
+    "writes",
+    "no_answer",
+    "throttled",
+    "repeats_not_sent",
+    "created",
+    "held_back",
+    *EVENTS,
+    "layer_requests",
+    "layer_kinds",
+    "layer_bytes",
+)
 SERVER_ERRORS = "server_errors"  # beside the counters: the 5xx answers a process kept as evidence
 # Beside the counters too: the lowest bound on requests in flight a process came down to (``pacing``);
 # the run's is the lowest of its processes', not their sum.
@@ -260,6 +274,13 @@ class RunGuard:
         """A generated create not sent: the run's allowance of new animals on a crowded store is spent."""
         with self._lock:
             self._counts["held_back"] += 1
+
+    def note_layer(self, requests: int, kinds: int, large_bytes: int) -> None:
+        """The HTTP layer's requests sent by this process (once a run), their kinds and their large bodies' bytes."""
+        with self._lock:
+            self._counts["layer_requests"] += requests
+            self._counts["layer_kinds"] += kinds
+            self._counts["layer_bytes"] += large_bytes
 
     def count_created(self) -> None:
         with self._lock:
