@@ -36,10 +36,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, unquote_plus, urlsplit
 
-from requests.structures import CaseInsensitiveDict
-
 from petstore_contract.core.kinds import Kind
-from petstore_contract.core.records import Exchange, Finding, Mismatch
+from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.clauses import success_clause
 from petstore_contract.interface.document import CURRENT_OPERATIONS, INT64_MAX, INT64_MIN, STATUSES
@@ -50,8 +48,9 @@ from petstore_contract.judging.checks import clause_of
 from petstore_contract.judging.coverage import new_pet
 from petstore_contract.judging.model import StoreModel
 from petstore_contract.judging.refusals import Refusals
+from petstore_contract.judging.seen import SeenAnswer
 from petstore_contract.transport import REDIRECTS, Observed
-from petstore_contract.transport.answers import build_exchange, throttling
+from petstore_contract.transport.answers import throttling
 
 TEST = "(every exchange of the run): the checks that apply to every answer"
 KEPT_PER_CHECK = 3  # findings kept per process for one clause and kind: evidence, not a log
@@ -59,41 +58,6 @@ PLAIN_NAME = 40  # name rules are not shown (§2); a service may refuse long nam
 # The suite's ordinary animals use categories 1 to about 110.  Category values are not shown (§2): a
 # service may keep a catalog and refuse zero, negative or large ones (the value edges); none refuses these.
 PLAIN_CATEGORY = 1000
-
-
-class _Answer:
-    """An observed exchange read as ``expect.Answer``; the redacted record made only when a check fails."""
-
-    def __init__(self, seen: Observed, redact: Redactor) -> None:
-        self.seen, self.redact = seen, redact
-        self.status = seen.status or 0
-        self.body = seen.body
-        self.headers: CaseInsensitiveDict[str] = CaseInsensitiveDict(seen.headers)
-        self._exchange: Exchange | None = None
-
-    def json(self) -> Any:
-        """The body as JSON, parsed once for every watcher (``Observed.json``); not JSON: the Mismatch."""
-        try:
-            return self.seen.json()
-        except (ValueError, RecursionError):
-            return expect.parse_json(self)  # raises, with the exchange as evidence
-
-    @property
-    def exchange(self) -> Exchange:
-        if self._exchange is None:
-            request = self.seen.request
-            body = request.body if isinstance(request.body, bytes | str) else None
-            self._exchange = build_exchange(
-                self.redact,
-                request.method or "GET",
-                request.url or "",
-                request.headers,
-                body,
-                status=self.seen.status,
-                response_headers=self.seen.headers,
-                response_body=self.seen.body,
-            )
-        return self._exchange
 
 
 class Oracle:
@@ -123,7 +87,7 @@ class Oracle:
             with self._lock:
                 self.unanswered += 1
             return
-        answer = _Answer(seen, self.redact)
+        answer = SeenAnswer(seen, self.redact)
         found = self.redirect(answer) if redirected else [] if _throttled(answer) else self.judge(answer)
         with self._lock:
             self.judged += 1
@@ -133,7 +97,7 @@ class Oracle:
                 if self._kept[key] <= KEPT_PER_CHECK:
                     self.findings.append(finding)
 
-    def judge(self, answer: _Answer) -> list[Finding]:
+    def judge(self, answer: SeenAnswer) -> list[Finding]:
         """Every universal check of one answer, each on its clause (a failed check never stops the others)."""
         request = answer.seen.request
         operation = operation_id(request.method or "GET", request.url or "")
@@ -175,7 +139,7 @@ class Oracle:
         self._as_documented(answer, operation, check, found)
         return found
 
-    def redirect(self, answer: _Answer) -> list[Finding]:
+    def redirect(self, answer: SeenAnswer) -> list[Finding]:
         """A 3xx to a request the document describes (its method and path, with or without the key): §4's
         Responses tables list none; a client that does not follow redirects gets no Pet and no 401."""
         request = answer.seen.request
@@ -185,7 +149,7 @@ class Oracle:
         check(Kind.DOCUMENTED_STATUS, lambda: _documented(answer, operation), "responses.documented")
         return found
 
-    def _as_documented(self, answer: _Answer, operation: str, check: Checker, found: list[Finding]) -> None:
+    def _as_documented(self, answer: SeenAnswer, operation: str, check: Checker, found: list[Finding]) -> None:
         """The answer of one of the document's operations: a status it lists, the body it gives that status."""
         request, status = answer.seen.request, answer.status
         if not check(Kind.DOCUMENTED_STATUS, lambda: _documented(answer, operation)):
@@ -215,7 +179,7 @@ class Oracle:
             check(Kind.BEARER_CHALLENGE, lambda: expect.bearer_challenge(answer))
 
     def _outside(
-        self, answer: _Answer, placed: Placed, operation: str, valid_key: bool, check: Checker, found: list[Finding]
+        self, answer: SeenAnswer, placed: Placed, operation: str, valid_key: bool, check: Checker, found: list[Finding]
     ) -> list[Finding]:
         """A request the document does not describe (``interface/silence.py``): HTTP decides its status, §7
         its error body.  A 2xx that serves it as the document's operation is judged as that operation's
@@ -245,7 +209,7 @@ class Oracle:
     def _credential_clause(self, request: Any, authorization: str | None) -> str:
         return "auth.missing" if authorization is None and not self._key_elsewhere(request) else "auth.invalid"
 
-    def _handed(self, answer: _Answer) -> None:
+    def _handed(self, answer: SeenAnswer) -> None:
         """An id a create answered, whichever part of the run sent it: ``ids.handed_twice`` holds them all."""
         try:
             body = answer.seen.json()
@@ -256,7 +220,7 @@ class Oracle:
             with self._lock:
                 self.handed.append(handed)
 
-    def _admitted(self, answer: _Answer) -> None:
+    def _admitted(self, answer: SeenAnswer) -> None:
         try:
             body = answer.json()
         except Mismatch:
@@ -265,15 +229,15 @@ class Oracle:
             with self._lock:
                 self.admitted.add(body["id"])
 
-    def _invalid_admitted(self, answer: _Answer) -> bool:
+    def _invalid_admitted(self, answer: SeenAnswer) -> bool:
         """A read of an animal made from invalid data the service accepted (its clause already judges it)."""
         pet_id = _pet_id(answer.seen.request.url or "")
         return pet_id is not None and pet_id in self.admitted
 
-    def _pet(self, answer: _Answer) -> Any:
+    def _pet(self, answer: SeenAnswer) -> Any:
         return _evidenced(answer, expect.pet, answer.json(), "the body")
 
-    def _pet_list(self, answer: _Answer) -> list[Any]:
+    def _pet_list(self, answer: SeenAnswer) -> list[Any]:
         """The list's Pets (an array of Pet), but those made from invalid data the service accepted."""
         expect.status(answer, 200)
         body = answer.json()
@@ -322,7 +286,7 @@ class Oracle:
             return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings, "handed": self.handed}
 
 
-def _evidenced(answer: _Answer, check: Callable[..., Any], *args: Any) -> Any:
+def _evidenced(answer: SeenAnswer, check: Callable[..., Any], *args: Any) -> Any:
     """``check(*args)``, its Mismatch given the exchange as evidence: the redacted exchange (which scans
     the whole body, a page can be megabytes) is built for a finding only, not for every answer."""
     try:
@@ -342,7 +306,7 @@ def _location(seen: Observed) -> bool:
     return any(name.lower() == "location" and value for name, value in seen.headers)
 
 
-def _items(answer: _Answer) -> list[Any]:
+def _items(answer: SeenAnswer) -> list[Any]:
     with contextlib.suppress(Mismatch):
         return body if isinstance(body := answer.json(), list) else []
     return []
@@ -358,7 +322,7 @@ def _described(seen: Observed) -> bool:
     return classify(method, url, request.headers, request.body).silence is None
 
 
-def _throttled(answer: _Answer) -> bool:
+def _throttled(answer: SeenAnswer) -> bool:
     """An answer the transport waits on and asks again (``transport.throttling``: 429, or 503 with
     Retry-After, any method): the request was not handled (RFC 6585 §4, RFC 9110 §15.6.4)."""
     return throttling(answer.status, answer.headers.get("retry-after"))
@@ -371,7 +335,7 @@ def _pet_id(url: str) -> int | None:
     return pet_id if pet_id is not None and INT64_MIN <= pet_id <= INT64_MAX else None
 
 
-def _documented(answer: _Answer, operation: str) -> None:
+def _documented(answer: SeenAnswer, operation: str) -> None:
     if not documented(operation, answer.status):
         observed = f"HTTP {answer.status} with {expect.body_of(answer)}"
         expected = f"a status the document lists for {operation}"
@@ -396,7 +360,7 @@ def _checker(found: list[Finding], operation: str, status: int) -> Checker:
     return check
 
 
-def _fitting(answer: _Answer, placed: Placed) -> None:
+def _fitting(answer: SeenAnswer, placed: Placed) -> None:
     """An answer with the valid key to a request outside the document: a status HTTP gives for it (RFC 9110
     §15.5, RFC 6585)."""
     assert placed.silence is not None

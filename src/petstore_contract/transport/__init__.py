@@ -14,8 +14,12 @@ through ``Transport.session()``, goes through one ``GuardedAdapter``.  In its ``
   and sent again (``answers.throttling``), at most ``MAX_RESENDS`` times, each wait at most
   ``retry_after_cap`` and never past the budget; still throttled, the last answer is returned and
   judges nothing (its test's clause is undecided, throttled);
-- a write is never sent twice on a guess (RFC 9110 §9.2.2): a POST whose connection dropped before
-  its answer is an unknown write, counted and reported, never sent again;
+- a write goes out on a connection that carried no request before, so that it never races a server's
+  close of a kept-alive one (``connections``), and it is never sent twice on a guess (RFC 9110 §9.2.2):
+  a POST whose connection dropped before its answer is an unknown write, counted and reported, never
+  sent again;
+- once the target has answered, a refused connection or a read dropped twice is a busy target's:
+  back-pressure as for a 429, and the request sent again where nothing was applied (``busy``);
 - requests in flight are bounded by a ``pacing.Pacer``: ``concurrency`` at most, fewer while the
   target throttles, with every sender of the process pausing and then paced after a 429;
 - transport trouble becomes a one-line ``TargetProblem`` naming the cause and the (redacted) request.
@@ -34,7 +38,9 @@ The modules: ``options`` (the target, where it is), ``problems`` (trouble as one
 (budget, breaker, counters), ``adapter`` (the one adapter), ``answers`` (answers and exchanges),
 ``batch`` (side by side on a bounded pool), ``pacing`` (the bound on requests in flight under 429),
 ``shared`` (the only files a run's processes share: set-up results, counters, the open breaker; one
-``publish``), ``har`` (every exchange as HAR 1.2); this one holds ``Transport`` and names them all.
+``publish``), ``har`` (every exchange as HAR 1.2), ``connections`` (every write on a connection that
+carried no request before), ``busy`` (a busy target's refusals and drops answered with back-pressure),
+``raw`` (the HTTP layer's requests sent exactly as written); this one holds ``Transport`` and names them all.
 """
 
 from __future__ import annotations
