@@ -1,10 +1,11 @@
 """Set-up: the suite's own data on the target, and what it learns of the store before it judges it.
 
 In a read-write run the suite creates the animals it needs, once per run (also under xdist), in the
-order of its plan of writes (``writeplan``): two of its own per status and every valid body of the
-create and read tables first, while the store is small enough to show each of them on a page of 100
+order of its plan of writes (``writeplan``).  On a store seen whole: every refused create first and one
+unfiltered page right after them (``refusals``); then two of its own per status and every valid body of
+the create and read tables, while the store is small enough to show each of them on a page of 100
 whatever the service's list order; then a look at the store; then fillers up to 101 animals when the
-store shows fewer and does not cap its pages.  On a store it cannot see whole (a crowded Staging: the
+store shows fewer.  On a store it cannot see whole (a crowded Staging: the
 interface has no delete) it creates one of its own per status and the tables' bodies merged into a
 few, and, across the run, only what its clauses need.  A run of some tests (-k, -m) makes only the
 parts of the plan they judge (``Run.set_up_writes``, ``selection.needed_writes``).  Every name carries
@@ -19,8 +20,9 @@ from typing import Any
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.judging import expect, store
-from petstore_contract.run import Run, writeplan
+from petstore_contract.run import Run, refusals, writeplan
 from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
+from petstore_contract.run.refusals import refused_requests
 from petstore_contract.run.selection import FILLERS, OWN, PLAN
 from petstore_contract.transport import Answer
 
@@ -61,10 +63,11 @@ class Seeded:
     plan: dict[str, Any] = field(default_factory=dict)
     created: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> every Pet set-up created
     early: dict[str, Any] = field(default_factory=dict)  # the early look (``_early_look``), as data
-    # The refused creates (``writeplan.rejected_bodies``), answered before the early look: their bodies by
-    # key, and what POST /pets answered (``api.answers_to_data``).
+    # The refused creates (``writeplan.rejected_bodies``), answered before the early look (on a store seen
+    # whole, before any other write): their bodies by key, and what POST /pets answered (``api.answers_to_data``).
     rejected: dict[str, Any] = field(default_factory=dict)
     rejected_answers: dict[str, Any] = field(default_factory=dict)
+    after_refusals: dict[str, Any] = field(default_factory=dict)  # the unfiltered page right after them, as data
     # Ids of animals made from invalid data the service accepted (a refused body answered 2xx): their
     # rejection clauses judge them; lists show them, unjudged for their shape (``expect.pet_list``).
     admitted: list[int] = field(default_factory=list)
@@ -167,6 +170,12 @@ def seed(run: Run, api: Api) -> Seeded:
     # showed every id it holds: there the probes before any write decide, and the creates go together.
     keys = list(plan)
     bodies = own + [plan[key] for key in keys]
+    # Every kind of refused create (required fields, types, status, JSON, credentials, media type, size), on a
+    # store seen whole, before any other write, then one unfiltered page (``refusals``): on a store seen empty
+    # an empty page proves the refusals added nothing, whatever the page cap and the order.
+    if PLAN in parts and seeded.whole_before:
+        _refuse(run, api, seeded, None, refused=True)
+        seeded.after_refusals = answers_to_data({refusals.LOOK: send_row(api, _list_request(None, 100))})
     created: list[Row] = []
     if seeded.crowded and bodies:
         created = _create(api, bodies[:1])
@@ -191,14 +200,12 @@ def seed(run: Run, api: Api) -> Seeded:
     for key, answer in zip(keys, created[len(own) :], strict=True):
         _keep(seeded, plan[key], answer)
         seeded.plan[key] = {"sent": plan[key], **answers_to_data({"a": answer})["a"]}
-    # Every kind of refused create (required fields, types, status, JSON, credentials, media type, size) while the
-    # store is still small: the early look right after shows an animal a refusal still added, whatever the
-    # service's order (a refusal judged on a store grown past a page could not be).
-    # Beside them, a create carrying the id of the suite's first animal (create.id.assigned): that animal is
-    # read back after the grid (``_own_reads``), so a create that replaced it shows.
-    # Both are the create tests' (``PLAN``).
+    # A create carrying the id of the suite's first animal (create.id.assigned): that animal is read back
+    # after the grid (``_own_reads``), so a create that replaced it shows.  On a store too large to see
+    # whole the refused creates go beside it, before the early look; on a store seen whole they went first.
     if PLAN in parts:
-        _refuse(run, api, seeded)
+        held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+        _refuse(run, api, seeded, held, refused=seeded.crowded)
     if seeded.whole_before and parts & {PLAN, FILLERS}:
         seeded.early = answers_to_data(_early_look(api))
     if seeded.whole_before and FILLERS in parts:
@@ -229,19 +236,22 @@ def _keep(seeded: Seeded, body: dict[str, Any], answer: Row) -> dict[str, Any] |
     return pet
 
 
-def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
-    """Every refused create of ``writeplan.rejected_bodies`` and the create carrying a held id, side by side."""
-    seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
-    table = _rejected_requests(seeded.rejected)
-    held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+def _refuse(run: Run, api: Api, seeded: Seeded, held: dict[str, Any] | None, *, refused: bool) -> None:
+    """The refused creates (``refused``: ``writeplan.rejected_bodies``) and the create carrying a held id."""
+    table: dict[str, Request] = {}
+    if refused:
+        seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
+        table = refused_requests(seeded.rejected)
     if held is not None:
         table["client-held-id"] = Request("POST", "/pets", json_body=held)
     answers = send_table(api, table)
-    seeded.beside_plan = [
+    seeded.beside_plan += [
         {"id": pet["id"], "status": pet.get("status")} for answer in answers.values() if (pet := created_pet(answer))
     ]
     if held is not None:
         seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
+    if not refused:
+        return
     seeded.rejected_answers = answers_to_data(answers)
     seeded.admitted = [
         pet["id"]
@@ -250,18 +260,8 @@ def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
     ]
 
 
-def _rejected_requests(bodies: dict[str, Any]) -> dict[str, Request]:
-    def request(key: str, body: Any) -> Request:
-        if key.startswith("raw-"):
-            return Request("POST", "/pets", data=writeplan.raw_bytes(body))
-        return Request("POST", "/pets", json_body=body, **writeplan.REFUSED_FOR.get(key.removeprefix("refused-"), {}))
-
-    return {key: request(key, body) for key, body in bodies.items()}
-
-
 def _early_look(api: Api) -> dict[str, Row]:
-    """The store once the plan's animals exist and before any filler: every status page and the
-    unfiltered page (limit=100), side by side.  Fuller pages come later, in the grid."""
+    """The store once the plan's animals exist, before any filler: every page of limit=100, side by side."""
     return send_table(api, {_grid_key((status, 100)): _list_request(status, 100) for status in store.FILTERS})
 
 
