@@ -1,7 +1,7 @@
 """§4.2, §5.3, §7: a refused POST /pets adds no animal (create.reject.nothing-created).
 
 Set-up sends every kind of refused create (``writeplan.rejected_bodies``); on a store seen whole it sends them
-before any other write and looks at one unfiltered page right after them (``run/refusals.py``).  The tests
+before any other write and looks at one unfiltered page right after them (``run/looks.py``).  The tests
 here send a few more invalid bodies while the run goes on.  An animal shown under the name of a refused
 create is a violation on any store; that none was added is known only where the store was seen whole
 (``store.seen_whole``, ``store.whole_store``).
@@ -16,7 +16,7 @@ import pytest
 from petstore_contract.core.records import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.judging import expect, store
 from petstore_contract.judging.expect import Judge
-from petstore_contract.run import Run, ahead, refusals
+from petstore_contract.run import Run, ahead, looks
 from petstore_contract.run.ahead import sent_ahead
 from petstore_contract.run.api import Request, Row, answers_from_data, send_table
 from petstore_contract.run.selection import PLAN
@@ -76,7 +76,7 @@ def _shown(answer: Row | None, status: str | None) -> tuple[store.Page, Answer] 
 
 def _set_up_looks(seeded: Seeded) -> tuple[tuple[store.Page, Answer] | None, list[tuple[store.Page, Answer]]]:
     """The unfiltered page right after the refused creates (a store seen whole), and the early look's pages."""
-    after = _shown(answers_from_data(seeded.after_refusals).get(refusals.LOOK), None)
+    after = _shown(answers_from_data(seeded.after_refusals).get(looks.AFTER_REFUSALS), None)
     early = answers_from_data(seeded.early)
     pages = [shown for status in store.FILTERS if (shown := _shown(early.get(f"{status}|100"), status))]
     return after, pages

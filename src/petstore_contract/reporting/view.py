@@ -21,6 +21,7 @@ from petstore_contract.core.records import (
     DEPLOYMENT,
     EMPTY_STORE,
     INCONCLUSIVE,
+    NOT_APPLICABLE,
     NOT_CONFORMANT,
     NOT_EXERCISED,
     NOT_SELECTED,
@@ -62,6 +63,7 @@ KIND_PHRASES = {
 KIND_WORDS = {
     STORE_TOO_LARGE: "store too large",
     NOT_SENT: "header not sent",
+    NOT_APPLICABLE: "not applicable",
     EMPTY_STORE: "empty store",
     TARGET: "target",
     BUDGET: "budget",
@@ -253,6 +255,9 @@ def why(clause: ClauseResult, limit: int = LINE) -> str:
         return "no test of this clause was selected in this run"
     count = len(clause.tests)
     tests = f"{count} test{'s' if count != 1 else ''}"
+    moot = [note.reason for note in clause.notes if note.kind == NOT_APPLICABLE]
+    if moot:  # conforms because the target sent nothing the rule applies to
+        return cut(f"conforms · not applicable: {moot[0]}", limit)
     return f"conforms · {clause.exchanges:,} exchange{'s' if clause.exchanges != 1 else ''} judged by {tests}"
 
 
