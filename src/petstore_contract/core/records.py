@@ -20,7 +20,8 @@ from petstore_contract.interface.spec import operation_of
 
 # 2: findings carry ``expectation``, ``signature`` and ``id``; the run carries ``problems``.
 # 3: findings carry ``repeat`` and ``repeat_detail`` (asked again at the run's end, ``reask``).
-SCHEMA_VERSION = 4
+# 5: a conforming clause may carry ``not_applicable`` notes (``NOT_APPLICABLE``).
+SCHEMA_VERSION = 5
 
 # Clause outcomes.
 CONFORMS, VIOLATED, UNDECIDED, NOT_SELECTED = "conforms", "violated", "undecided", "not_selected"
