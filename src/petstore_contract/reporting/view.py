@@ -40,6 +40,7 @@ from petstore_contract.core.records import (
     RunResult,
     cut,
 )
+from petstore_contract.reporting.facts import COUNTED_FACTS, FACT_LABELS
 
 VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INCONCLUSIVE: "Inconclusive"}
 OUTCOME_WORDS = {CONFORMS: "conforms", VIOLATED: "violated", UNDECIDED: "undecided", NOT_SELECTED: "not selected"}
@@ -79,65 +80,10 @@ SECRET_NAME = re.compile(r"(?i)token|secret|passw|api_?key|credential|auth")
 URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 HIDDEN = "[hidden]"
 
-# The facts in the order a reader wants them, with their labels; other facts follow in their own order.
-FACT_LABELS = {
-    "target": "Target",
-    "base_url": "Base URL",
-    "mode": "Mode",
-    "profile": "Profile",
-    "seed": "Seed",
-    "run_id": "Run id",
-    "concurrency": "Concurrency",
-    "preflight_ms": "Pre-flight request (ms)",
-    "started": "Started",
-    "finished": "Finished",
-    "duration_s": "Duration",
-    "requests": "Requests",
-    "writes": "Writes",
-    "no_answer": "Requests unanswered",
-    "throttled": "Throttled answers",
-    "throttle_wait_s": "Waited for throttling",
-    "concurrency_min": "Lowest concurrency (throttled)",
-    "repeats_not_sent": "Repeated generated cases, not sent again",
-    "connection_resets": "Connections reset before an answer",
-    "unknown_writes": "Writes whose answer was lost (never sent again)",
-    "stalled_answers": "Answers that stalled",
-    "bodies_cut": "Answers cut off by the time limit",
-    "reasked": "Findings' requests asked again at the end",
-    "created": "Animals created",
-    "held_back": "Generated creates held back (crowded store)",
-    "suite_version": "Suite version",
-    "schemathesis_version": "Schemathesis version",
-    "hypothesis_version": "Hypothesis version",
-    "pytest_version": "pytest version",
-    "spec_sha256": "Spec SHA-256",
-    "key_env": "API key from",
-    "replay": "Replay",
-}
-
 TIMES = "\u00d7"  # the multiplication sign of a folded count: "\u00d712"
 LINE = 240
 REASON_LIMIT = 500  # the verdict line's reason
 FACT_LIMIT = 300
-# shown as 1,873
-COUNTED_FACTS = frozenset(
-    {
-        "requests",
-        "writes",
-        "no_answer",
-        "throttled",
-        "concurrency",
-        "concurrency_min",
-        "repeats_not_sent",
-        "connection_resets",
-        "unknown_writes",
-        "stalled_answers",
-        "bodies_cut",
-        "reasked",
-        "created",
-        "held_back",
-    }
-)
 REPLAY_LIMIT = 4_000  # a one-line value (a why, a terminal line) is cut here
 NAMES_SHOWN = 5
 
