@@ -69,4 +69,4 @@ def test_the_editable_install_runs_the_suite_from_another_directory(tmp_path: Pa
         assert summary[f"{name}_version"] == metadata.version(name), name
     html = (reports / "report.html").read_text(encoding="utf-8")
     assert "Schemathesis version" in html and metadata.version("schemathesis") in html
-    assert json.loads((reports / "summary.json").read_text(encoding="utf-8"))["schema_version"] == 4
+    assert json.loads((reports / "summary.json").read_text(encoding="utf-8"))["schema_version"] == 5

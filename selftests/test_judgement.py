@@ -14,10 +14,10 @@ from petstore_contract.core.records import (
     CONFORMS,
     EMPTY_STORE,
     INCONCLUSIVE,
+    NOT_APPLICABLE,
     NOT_CONFORMANT,
     NOT_EXERCISED,
     NOT_SELECTED,
-    NOT_SENT,
     PRECONDITION,
     STORE_TOO_LARGE,
     UNDECIDED,
@@ -25,14 +25,16 @@ from petstore_contract.core.records import (
     ClauseResult,
     Finding,
     Note,
+    TestRecord,
     Violation,
 )
 from petstore_contract.interface.clauses import registry
 from petstore_contract.judging import store
 from petstore_contract.judging.expect import Judge
 from petstore_contract.judging.generated import CATCH_ALL, clause_for, failure_clauses, query_clause, rejection_clause
-from petstore_contract.judging.verdict import decide
+from petstore_contract.judging.verdict import clause_results, decide
 from petstore_contract.plugin.classify import record_of
+from petstore_contract.reporting import view
 
 # -- Schemathesis findings on clauses ---------------------------------------------------------------
 
@@ -160,7 +162,7 @@ VERDICTS = [
     ([_row("a", CONFORMS), _row("s", VIOLATED, "SHOULD")], [], CONFORMANT, "1 of 2"),
     # Non-blocking reasons only where the registry declares them for the clause (undecided-ok):
     ([_row("a", CONFORMS), _row("list.status.found", UNDECIDED, kind=STORE_TOO_LARGE)], [], CONFORMANT, "whole"),
-    ([_row("a", CONFORMS), _row("read.sunset", UNDECIDED, kind=NOT_SENT)], [], CONFORMANT, "not sent"),
+    ([_row("a", CONFORMS), _row("read.sunset", CONFORMS, kind=NOT_APPLICABLE)], [], CONFORMANT, "not applicable"),
     ([_row("a", CONFORMS), _row("read.found", UNDECIDED, kind=EMPTY_STORE)], [], CONFORMANT, "does not hold"),
     ([_row("a", CONFORMS), _row("read.not-found", UNDECIDED, kind=STORE_TOO_LARGE)], [], INCONCLUSIVE, "not-found"),
     ([_row("a", CONFORMS), _row("list.shape", UNDECIDED, kind=EMPTY_STORE)], [], INCONCLUSIVE, "list.shape"),
@@ -178,6 +180,24 @@ def test_verdict(rows: list[ClauseResult], problems: list[str], verdict: str, wo
     assert result.verdict == verdict, result.reason
     assert words in result.reason
     assert result.exit_code == {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}[verdict]
+
+
+def test_not_applicable_is_said_of_a_conforming_clause_only() -> None:
+    """A rule about what the target chose to send, and it sent none of it: the clause conforms with the
+    reason (``Judge.not_applicable``); the note never stands beside another test's violation of it."""
+    judge = Judge()
+    judge.not_applicable("read.sunset", "no Sunset header was sent")
+    alone = TestRecord(
+        "t::moot", ("read.sunset",), CONFORMS, judge.outcomes, notes=judge.notes, examined=judge.examined
+    )
+    broken = TestRecord(
+        "t::broken", ("read.sunset",), VIOLATED, {"read.sunset": VIOLATED}, [Finding("read.sunset", "x", "y")]
+    )
+    (moot,) = [row for row in clause_results([alone]) if row.id == "read.sunset"]
+    assert (moot.outcome, [note.kind for note in moot.notes]) == (CONFORMS, [NOT_APPLICABLE])
+    assert view.why(moot).startswith("conforms · not applicable: no Sunset header")
+    (row,) = [row for row in clause_results([alone, broken]) if row.id == "read.sunset"]
+    assert (row.outcome, row.notes) == (VIOLATED, [])
 
 
 def test_a_violated_should_clause_is_a_warning() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
+from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
 from petstore_contract.interface.silence import classify
 from petstore_contract.interface.spec import schema_errors
@@ -131,35 +131,6 @@ def test_open_body_is_echoed_or_rejected(sent: Sent, judge: Judge, name: str) ->
     expect.created_or_blocked(answer, "create.echo")
     with judge("create.echo"):
         expect.same_fields(body, expect.parse_json(answer), "the created animal", answer.exchange)
-
-
-def _ghost_bodies(run: Run) -> dict[str, dict[str, Any]]:
-    """Invalid bodies with a valid status (the same names in every process of the run)."""
-    return {
-        "type": {"name": run.name("ghost-type"), "categoryId": "7", "status": "sold"},
-        "required": {"name": run.name("ghost-required"), "status": "sold"},
-        "float": {"name": run.name("ghost-float"), "categoryId": 7.5, "status": "sold"},
-    }
-
-
-@sent_ahead("ghosts")
-def _ghosts(run: Run, seeded: Seeded) -> dict[str, Row]:
-    """The invalid bodies, then (once they are answered) the sold page and an unfiltered one."""
-
-    def send() -> dict[str, Row]:
-        posts = {key: Request("POST", "/pets", json_body=body) for key, body in _ghost_bodies(run).items()}
-        lists = {
-            "sold": Request("GET", "/pets", params={"status": "sold", "limit": 100}),
-            "unfiltered": Request("GET", "/pets", params={"limit": 100}),
-        }
-        return send_table(run.api, posts) | send_table(run.api, lists)
-
-    return run.once_answers("ghosts", send)
-
-
-@pytest.fixture(scope="module")
-def ghosts(run: Run, seeded: Seeded) -> dict[str, Row]:
-    return ahead.answers(run, "ghosts", seeded)
 
 
 @pytest.mark.clause("create.id")
@@ -355,68 +326,3 @@ def test_a_name_that_is_not_utf8_gets_no_server_error(sent: Sent, judge: Judge, 
     if 400 <= answer.status < 500:
         with judge("errors.body"):
             expect.error_body(answer)
-
-
-@pytest.mark.clause("create.reject.nothing-created")
-def test_rejected_body_creates_nothing(ghosts: dict[str, Row], run: Run, judge: Judge, seeded: Seeded) -> None:
-    """Rejected bodies carrying a valid status, then that status's page: none of them is listed."""
-    rejected = {body["name"] for key, body in _ghost_bodies(run).items() if ghosts[key].status == 400}
-    if not rejected:
-        raise undecided("create.reject.nothing-created", PRECONDITION, "no body was rejected", "create.reject.types")
-    sold, unfiltered = ghosts["sold"], ghosts["unfiltered"]
-    try:
-        listed, cap = expect.pet_list(sold, seeded.admitted), len(expect.pet_list(unfiltered, seeded.admitted))
-    except Mismatch:
-        reason = "the sold animals could not be listed"
-        raise undecided("create.reject.nothing-created", PRECONDITION, reason, "list.shape") from None
-    page = store.Page("sold", 100, tuple(listed))
-    if not store.seen_whole(page, cap):
-        raise undecided("create.reject.nothing-created", STORE_TOO_LARGE, "the sold animals fill more than one page")
-    with judge("create.reject.nothing-created"):
-        ghosts = [p for p in listed if p.get("name") in rejected]
-        if ghosts:
-            raise Mismatch("no animal from a rejected POST", f"listed {expect.short(ghosts[0])}", sold.exchange)
-
-
-@pytest.mark.clause("create.reject.nothing-created")
-def test_refused_creates_add_no_animal_to_the_store_seen_whole(seeded: Seeded, judge: Judge) -> None:
-    """§4.2 (400 for a body "missing required fields or containing invalid values") and §5.3 (401 for a
-    missing or invalid key): a refusal adds no animal.  Set-up refused creates of every kind (required
-    fields, types, status, JSON, credentials, media type) while the store was small, then looked at every
-    page: no animal there under the name of one of them.  Where that look did not show the whole store, an
-    animal a refusal added may lie past every page: undecided, never conforming unexamined."""
-    answers = answers_from_data(seeded.rejected_answers)
-    refused = {
-        body["name"]: answer
-        for key, body in seeded.rejected.items()
-        if isinstance(body, dict) and isinstance(body.get("name"), str)
-        if isinstance(answer := answers.get(key), Answer) and 400 <= answer.status < 500 and answer.status != 429
-    }
-    clause = "create.reject.nothing-created"
-    if not refused:
-        raise undecided(clause, PRECONDITION, "set-up's invalid creates were not refused", "create.reject.types")
-    early = answers_from_data(seeded.early)
-    pages: list[tuple[store.Page, Answer]] = []
-    for status in store.FILTERS:
-        answer = early.get(f"{status}|100")
-        try:  # every item, whatever its shape (an animal kept with the invalid status it was refused for too)
-            items = expect.parse_json(answer) if isinstance(answer, Answer) and answer.status == 200 else None
-        except Mismatch:
-            items = None
-        if isinstance(answer, Answer) and isinstance(items, list):
-            pages.append((store.Page(status, 100, tuple(i for i in items if isinstance(i, dict))), answer))
-    for page, answer in pages:  # an animal shown proves the refusal kept it, on any store
-        kept = [pet for pet in page.pets if pet.get("name") in refused]
-        if kept:
-            with judge(clause):
-                raise Mismatch(
-                    f"no animal from a POST /pets refused with HTTP {refused[kept[0]['name']].status} (§4.2, §5.3)",
-                    f"listed {expect.short(kept[0])}",
-                    answer.exchange,
-                )
-            return
-    if len(pages) < len(store.FILTERS) or not store.whole_store(pages[0][0], [page for page, _ in pages[1:]]):
-        why = "the refused creates went to a store the suite could not see whole: an added animal may lie past a page"
-        raise undecided(clause, STORE_TOO_LARGE, why)
-    with judge(clause):
-        pass  # the whole store seen after every refusal, and none of them shown

@@ -103,6 +103,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(name="capped-10", summary="never returns more than 10 animals a page", page_cap=10),
         Variant(name="capped-50", summary="never returns more than 50 animals a page", page_cap=50),
+        Variant(name="capped-1", summary="never returns more than one animal a page, whatever limit asks", page_cap=1),
         Variant(
             name="preloaded",
             summary="starts with 150 animals of other clients, listed newest first",

@@ -20,7 +20,8 @@ from petstore_contract.interface.spec import operation_of
 
 # 2: findings carry ``expectation``, ``signature`` and ``id``; the run carries ``problems``.
 # 3: findings carry ``repeat`` and ``repeat_detail`` (asked again at the run's end, ``reask``).
-SCHEMA_VERSION = 4
+# 5: a conforming clause may carry ``not_applicable`` notes (``NOT_APPLICABLE``).
+SCHEMA_VERSION = 5
 
 # Clause outcomes.
 CONFORMS, VIOLATED, UNDECIDED, NOT_SELECTED = "conforms", "violated", "undecided", "not_selected"
@@ -33,6 +34,10 @@ EXIT_CODES = {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}
 TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER = "target", "budget", "precondition", "throttled", "other"
 STORE_TOO_LARGE, NOT_SENT, EMPTY_STORE = "store_too_large", "not_sent", "empty_store"
 NOT_EXERCISED = "not_exercised"  # selected, but no check judged an exchange of the target for it
+# Not a reason for undecided: a note on a *conforming* clause whose rule applies only to what the target chose
+# to send, and it sent none of it (no Sunset header: read.sunset).  Nothing broke the rule; the note says why
+# no exchange showed it holding.
+NOT_APPLICABLE = "not_applicable"
 # A 5xx of the deployment (a gateway's page, a drained instance) that the same request did not get again:
 # no answer of the service to judge (``judging.flicker``).
 DEPLOYMENT = "deployment"

@@ -23,6 +23,7 @@ from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import (
     BUDGET,
     CONFORMS,
+    NOT_APPLICABLE,
     PRECONDITION,
     TARGET,
     THROTTLED,
@@ -264,6 +265,13 @@ class Judge:
         """``exchanges`` more judgements of ``clause`` (a check that judges outside a ``with judge`` block)."""
         if exchanges > 0:
             self.examined[clause] = self.examined.get(clause, 0) + exchanges
+
+    def not_applicable(self, clause: str, reason: str) -> None:
+        """``clause`` conforms because its rule applies only to what the target chose to send, and it sent
+        none of it (``records.NOT_APPLICABLE``): judged on the exchange that shows so, with the reason."""
+        self.outcomes.setdefault(clause, CONFORMS)
+        self.count(clause)
+        self.notes.append(Note((clause,), NOT_APPLICABLE, reason))
 
     def violated(self, finding: Finding) -> None:
         self.findings.append(finding)

@@ -8,7 +8,9 @@ page for ``limit=k`` holds ``min(k, n, C)`` animals.  From pages alone it knows:
 - ``C >= C_seen``, the largest page any query returned;
 - ``n_s >= known_s``, the animals of status ``s`` it created or saw before it looked;
 - a page for status ``s`` with ``limit=100`` that holds ``q`` animals, with ``q < 100`` and
-  ``q < C_seen``, holds every animal of status ``s``: that status is seen whole.
+  ``q < C_seen``, holds every animal of status ``s``: that status is seen whole (an empty page, at any
+  cap: there is none).  The same holds of the unfiltered page and the whole store, whenever in the run
+  the page was asked for: ``C_seen`` may come from a later, fuller page, as ``C`` does not change.
 
 Everything below is a pure function of the pages; the tests send the requests.
 """
@@ -93,8 +95,9 @@ def least_size(page: Page, known: Knowledge, cap_seen: int) -> int:
 
 
 def seen_whole(page: Page, cap_seen: int) -> bool:
-    """A limit=100 page shorter than 100 and than the largest page seen lists every match."""
-    return page.limit == LIMIT_MAX and page.size < LIMIT_MAX and page.size < cap_seen
+    """A limit=100 page shorter than 100 and than the largest page seen lists every match; so does an
+    empty one, whatever the cap (``C >= 1``: ``min(100, n, C) = 0`` only where ``n = 0``)."""
+    return page.limit == LIMIT_MAX and (page.size == 0 or (page.size < LIMIT_MAX and page.size < cap_seen))
 
 
 def duplicates(page: Page) -> list[Any]:

@@ -1,7 +1,9 @@
 """From test records to clause outcomes and the run's verdict: pure functions over records.
 
 - A clause is *violated* when any test found it broken, else *undecided* when any test could
-  not decide it, else *conforms* when a test judged it and it held, else *not selected*.
+  not decide it, else *conforms* when a test judged it and it held, else *not selected*.  A
+  conforming clause whose rule applies only to what the target chose to send, and it sent none of
+  it, carries a *not applicable* note saying so (``records.NOT_APPLICABLE``).
 - *Not conformant* when a MUST clause is violated.  Otherwise *inconclusive* when the target
   could not be judged (a run problem) or a MUST clause is undecided for a blocking reason;
   clauses undecided because the store is too large to see whole (or too small, or an optional
@@ -45,8 +47,12 @@ def clause_results(records: Iterable[TestRecord]) -> list[ClauseResult]:
                 rows[finding.clause].findings.append(finding)
         for note in record.notes:
             for cid in note.clauses:
-                if cid in rows and rows[cid].outcome == rec.UNDECIDED and note not in rows[cid].notes:
-                    rows[cid].notes.append(note)
+                row = rows.get(cid)
+                kept = row is not None and (row.outcome == rec.UNDECIDED or note.kind == rec.NOT_APPLICABLE)
+                if row is not None and kept and note not in row.notes:
+                    row.notes.append(note)
+    for row in rows.values():  # "not applicable" says why a clause conforms: on any other outcome it is dropped
+        row.notes = [note for note in row.notes if note.kind != rec.NOT_APPLICABLE or row.outcome == rec.CONFORMS]
     for cid, row in rows.items():
         if cid != CATCH_ALL:
             _unexamined(row, selected=cid in named)
@@ -230,6 +236,9 @@ def _conformant_reason(rows: list[ClauseResult]) -> str:
     rest = [r for r in selected if r.outcome == rec.UNDECIDED and r not in whole and r not in unsent and r not in empty]
     if rest:
         parts.append(f"{len(rest)} undecided: {_ids(rest)}")
+    moot = [r for r in conform if r.notes and _kinds(r) == {rec.NOT_APPLICABLE}]
+    if moot:
+        parts.append(f"{len(moot)} of them not applicable (the target sent nothing they apply to): {_ids(moot)}")
     return "; ".join(parts)
 
 

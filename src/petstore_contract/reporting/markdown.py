@@ -12,6 +12,7 @@ import re
 
 from petstore_contract.core.records import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED, ClauseResult, RunResult, cut
 from petstore_contract.reporting import view
+from petstore_contract.reporting.facts import FACT_LABELS
 
 LIMIT = 60_000  # bytes (UTF-8); GitHub refuses a step summary over 1 MiB, and reads best far below
 DETAILED = 20
@@ -63,7 +64,7 @@ def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> s
     lines = [f"## {icon} Pet Store contract: {word}", "", f"**{text(view.verdict_line(result), 2_000)}**", ""]
     facts = view.public_facts(result.facts)
     names = FACTS + (THROTTLED_FACTS if facts.get("throttled") else ())
-    shown = [(view.FACT_LABELS[n], view.fact_text(n, facts[n])) for n in names if n in facts]
+    shown = [(FACT_LABELS[n], view.fact_text(n, facts[n])) for n in names if n in facts]
     if shown:
         lines += ["| " + " | ".join(label for label, _ in shown) + " |", "|" + "---|" * len(shown)]
         lines += ["| " + " | ".join(code(value, 120) for _, value in shown) + " |", ""]

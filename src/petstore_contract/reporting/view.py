@@ -21,6 +21,7 @@ from petstore_contract.core.records import (
     DEPLOYMENT,
     EMPTY_STORE,
     INCONCLUSIVE,
+    NOT_APPLICABLE,
     NOT_CONFORMANT,
     NOT_EXERCISED,
     NOT_SELECTED,
@@ -39,6 +40,7 @@ from petstore_contract.core.records import (
     RunResult,
     cut,
 )
+from petstore_contract.reporting.facts import COUNTED_FACTS, FACT_LABELS
 
 VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INCONCLUSIVE: "Inconclusive"}
 OUTCOME_WORDS = {CONFORMS: "conforms", VIOLATED: "violated", UNDECIDED: "undecided", NOT_SELECTED: "not selected"}
@@ -62,6 +64,7 @@ KIND_PHRASES = {
 KIND_WORDS = {
     STORE_TOO_LARGE: "store too large",
     NOT_SENT: "header not sent",
+    NOT_APPLICABLE: "not applicable",
     EMPTY_STORE: "empty store",
     TARGET: "target",
     BUDGET: "budget",
@@ -77,69 +80,10 @@ SECRET_NAME = re.compile(r"(?i)token|secret|passw|api_?key|credential|auth")
 URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 HIDDEN = "[hidden]"
 
-# The facts in the order a reader wants them, with their labels; other facts follow in their own order.
-FACT_LABELS = {
-    "target": "Target",
-    "base_url": "Base URL",
-    "mode": "Mode",
-    "profile": "Profile",
-    "seed": "Seed",
-    "run_id": "Run id",
-    "concurrency": "Concurrency",
-    "preflight_ms": "Pre-flight request (ms)",
-    "started": "Started",
-    "finished": "Finished",
-    "duration_s": "Duration",
-    "requests": "Requests",
-    "writes": "Writes",
-    "no_answer": "Requests unanswered",
-    "throttled": "Throttled answers",
-    "throttle_wait_s": "Waited for throttling",
-    "concurrency_min": "Lowest concurrency (throttled)",
-    "repeats_not_sent": "Repeated generated cases, not sent again",
-    "connection_resets": "Connections reset before an answer",
-    "unknown_writes": "Writes whose answer was lost (never sent again)",
-    "stalled_answers": "Answers that stalled",
-    "busy_resends": "Requests sent again to a busy target",
-    "writes_found": "Writes whose answer was lost, found applied",
-    "bodies_cut": "Answers cut off by the time limit",
-    "reasked": "Findings' requests asked again at the end",
-    "created": "Animals created",
-    "held_back": "Generated creates held back (crowded store)",
-    "suite_version": "Suite version",
-    "schemathesis_version": "Schemathesis version",
-    "hypothesis_version": "Hypothesis version",
-    "pytest_version": "pytest version",
-    "spec_sha256": "Spec SHA-256",
-    "key_env": "API key from",
-    "replay": "Replay",
-}
-
 TIMES = "\u00d7"  # the multiplication sign of a folded count: "\u00d712"
 LINE = 240
 REASON_LIMIT = 500  # the verdict line's reason
 FACT_LIMIT = 300
-# shown as 1,873
-COUNTED_FACTS = frozenset(
-    {
-        "requests",
-        "writes",
-        "no_answer",
-        "throttled",
-        "concurrency",
-        "concurrency_min",
-        "repeats_not_sent",
-        "connection_resets",
-        "unknown_writes",
-        "stalled_answers",
-        "busy_resends",
-        "bodies_cut",
-        "writes_found",
-        "reasked",
-        "created",
-        "held_back",
-    }
-)
 REPLAY_LIMIT = 4_000  # a one-line value (a why, a terminal line) is cut here
 NAMES_SHOWN = 5
 
@@ -257,6 +201,9 @@ def why(clause: ClauseResult, limit: int = LINE) -> str:
         return "no test of this clause was selected in this run"
     count = len(clause.tests)
     tests = f"{count} test{'s' if count != 1 else ''}"
+    moot = [note.reason for note in clause.notes if note.kind == NOT_APPLICABLE]
+    if moot:  # conforms because the target sent nothing the rule applies to
+        return cut(f"conforms · not applicable: {moot[0]}", limit)
     return f"conforms · {clause.exchanges:,} exchange{'s' if clause.exchanges != 1 else ''} judged by {tests}"
 
 

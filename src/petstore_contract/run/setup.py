@@ -1,10 +1,11 @@
 """Set-up: the suite's own data on the target, and what it learns of the store before it judges it.
 
 In a read-write run the suite creates the animals it needs, once per run (also under xdist), in the
-order of its plan of writes (``writeplan``): two of its own per status and every valid body of the
-create and read tables first, while the store is small enough to show each of them on a page of 100
+order of its plan of writes (``writeplan``).  On a store seen whole: every refused create first and one
+unfiltered page right after them (``looks``); then two of its own per status and every valid body of
+the create and read tables, while the store is small enough to show each of them on a page of 100
 whatever the service's list order; then a look at the store; then fillers up to 101 animals when the
-store shows fewer and does not cap its pages.  On a store it cannot see whole (a crowded Staging: the
+store shows fewer.  On a store it cannot see whole (a crowded Staging: the
 interface has no delete) it creates one of its own per status and the tables' bodies merged into a
 few, and, across the run, only what its clauses need.  A run of some tests (-k, -m) makes only the
 parts of the plan they judge (``Run.set_up_writes``, ``selection.needed_writes``).  Every name carries
@@ -19,8 +20,9 @@ from typing import Any
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.judging import expect, store
-from petstore_contract.run import Run, lookup, writeplan
+from petstore_contract.run import Run, looks, lookup, writeplan
 from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
+from petstore_contract.run.looks import created_pet, grid_key, list_request, refused_requests
 from petstore_contract.run.selection import FILLERS, OWN, PLAN
 from petstore_contract.transport import Answer
 
@@ -61,11 +63,13 @@ class Seeded:
     # The plan of writes (``writeplan``): each body by key, and what POST /pets answered for it.
     plan: dict[str, Any] = field(default_factory=dict)
     created: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> every Pet set-up created
-    early: dict[str, Any] = field(default_factory=dict)  # the early look (``_early_look``), as data
-    # The refused creates (``writeplan.rejected_bodies``), answered before the early look: their bodies by
-    # key, and what POST /pets answered (``api.answers_to_data``).
+    early: dict[str, Any] = field(default_factory=dict)  # the early look (``looks.early_look``), as data
+    # The refused creates (``writeplan.rejected_bodies``), answered before the early look (on a store seen
+    # whole, before any other write): their bodies by key, and what POST /pets answered (``api.answers_to_data``).
     rejected: dict[str, Any] = field(default_factory=dict)
     rejected_answers: dict[str, Any] = field(default_factory=dict)
+    after_refusals: dict[str, Any] = field(default_factory=dict)  # the unfiltered page right after them, as data
+    own_look: dict[str, Any] = field(default_factory=dict)  # ``looks.own_look``: a store seen whole
     # Ids of animals made from invalid data the service accepted (a refused body answered 2xx): their
     # rejection clauses judge them; lists show them, unjudged for their shape (``expect.pet_list``).
     admitted: list[int] = field(default_factory=list)
@@ -94,13 +98,9 @@ def _page(answer: Row, status: str | None, limit: int | None, admitted: list[int
         return None
 
 
-def _list_request(status: str | None, limit: int | None) -> Request:
-    return Request("GET", "/pets", params=_params(status, limit))
-
-
 def _observe(api: Api) -> tuple[list[store.Page | None], bool]:
     queries = [(status, 100) for status in store.FILTERS]
-    answers = api.map(lambda q: send_row(api, _list_request(*q)), queries)
+    answers = api.map(lambda q: send_row(api, list_request(*q)), queries)
     pages = [_page(answer, *q) for answer, q in zip(answers, queries, strict=True)]
     whole = all(pages) and store.whole_store(pages[0], [p for p in pages[1:] if p])  # type: ignore[arg-type]
     return pages, bool(whole)
@@ -109,10 +109,6 @@ def _observe(api: Api) -> tuple[list[store.Page | None], bool]:
 def _listed(pages: list[store.Page | None]) -> list[dict[str, Any]]:
     """Every animal the answered pages of one look at the store show."""
     return [pet for page in pages if page for pet in page.pets]
-
-
-def _params(status: str | None, limit: int | None) -> dict[str, Any]:
-    return {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
 
 
 def _probe_ids(before: list[dict[str, Any]]) -> list[int]:
@@ -165,14 +161,25 @@ def seed(run: Run, api: Api) -> Seeded:
     # first own animal goes alone on a store too large to see whole: the ids right after the one it is
     # given are read before the others are created, so that an id that answered 200 and is then handed
     # to the suite's own animal proves an animal invented on read (read.not-found).  A store seen whole
-    # showed every id it holds: there the probes before any write decide, and the creates go together.
+    # showed every id it holds: there the probes before any write decide; its first own animal of each
+    # status goes first, then each status page (``looks.own_look``), then the other creates together.
     keys = list(plan)
     bodies = own + [plan[key] for key in keys]
+    # Every kind of refused create (required fields, types, status, JSON, credentials, media type, size), on a
+    # store seen whole, before any other write, then one unfiltered page (``looks``): on a store seen empty
+    # an empty page proves the refusals added nothing, whatever the page cap and the order.
+    if PLAN in parts and seeded.whole_before:
+        _refuse(run, api, seeded, None, refused=True)
+        seeded.after_refusals = answers_to_data({looks.AFTER_REFUSALS: send_row(api, list_request(None, 100))})
     created: list[Row] = []
     if seeded.crowded and bodies:
         created = _create(api, bodies[:1])
         if (marker := created_pet(created[0])) is not None:
             seeded.probes |= _probes_after(api, seeded, marker["id"])
+    elif len(own) >= len(STATUSES):  # the first own animal of each status alone, then each status page
+        created = _create(api, bodies[: len(STATUSES)])
+        firsts = [pet for answer in created if (pet := created_pet(answer))]
+        seeded.own_look = looks.own_look(api, [*seeded.before, *seeded.beside_plan, *firsts])
     created += _create(api, bodies[len(created) :])
     found = lookup.look_up(api, bodies, created)
     for index, (body, answer) in enumerate(zip(own, created, strict=False)):
@@ -193,16 +200,14 @@ def seed(run: Run, api: Api) -> Seeded:
     for key, answer in zip(keys, created[len(own) :], strict=True):
         _keep(seeded, plan[key], answer)
         seeded.plan[key] = {"sent": plan[key], **answers_to_data({"a": answer})["a"]}
-    # Every kind of refused create (required fields, types, status, JSON, credentials, media type, size) while the
-    # store is still small: the early look right after shows an animal a refusal still added, whatever the
-    # service's order (a refusal judged on a store grown past a page could not be).
-    # Beside them, a create carrying the id of the suite's first animal (create.id.assigned): that animal is
-    # read back after the grid (``_own_reads``), so a create that replaced it shows.
-    # Both are the create tests' (``PLAN``).
+    # A create carrying the id of the suite's first animal (create.id.assigned): that animal is read back
+    # after the grid (``_own_reads``), so a create that replaced it shows.  On a store too large to see
+    # whole the refused creates go beside it, before the early look; on a store seen whole they went first.
     if PLAN in parts:
-        _refuse(run, api, seeded)
+        held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+        _refuse(run, api, seeded, held, refused=seeded.crowded)
     if seeded.whole_before and parts & {PLAN, FILLERS}:
-        seeded.early = answers_to_data(_early_look(api))
+        seeded.early = answers_to_data(looks.early_look(api))
     if seeded.whole_before and FILLERS in parts:
         fillers = store.fillers_needed(pages[0], len(seeded.sent) + len(seeded.beside_plan)) if pages[0] else 0
         bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
@@ -235,19 +240,22 @@ def _keep(
     return pet
 
 
-def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
-    """Every refused create of ``writeplan.rejected_bodies`` and the create carrying a held id, side by side."""
-    seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
-    table = _rejected_requests(seeded.rejected)
-    held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+def _refuse(run: Run, api: Api, seeded: Seeded, held: dict[str, Any] | None, *, refused: bool) -> None:
+    """The refused creates (``refused``: ``writeplan.rejected_bodies``) and the create carrying a held id."""
+    table: dict[str, Request] = {}
+    if refused:
+        seeded.rejected = writeplan.rejected_bodies(run, seeded.crowded)
+        table = refused_requests(seeded.rejected)
     if held is not None:
         table["client-held-id"] = Request("POST", "/pets", json_body=held)
     answers = send_table(api, table)
-    seeded.beside_plan = [
+    seeded.beside_plan += [
         {"id": pet["id"], "status": pet.get("status")} for answer in answers.values() if (pet := created_pet(answer))
     ]
     if held is not None:
         seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
+    if not refused:
+        return
     seeded.rejected_answers = answers_to_data(answers)
     seeded.admitted = [
         pet["id"]
@@ -256,33 +264,8 @@ def _refuse(run: Run, api: Api, seeded: Seeded) -> None:
     ]
 
 
-def _rejected_requests(bodies: dict[str, Any]) -> dict[str, Request]:
-    def request(key: str, body: Any) -> Request:
-        if key.startswith("raw-"):
-            return Request("POST", "/pets", data=writeplan.raw_bytes(body))
-        return Request("POST", "/pets", json_body=body, **writeplan.REFUSED_FOR.get(key.removeprefix("refused-"), {}))
-
-    return {key: request(key, body) for key, body in bodies.items()}
-
-
-def _early_look(api: Api) -> dict[str, Row]:
-    """The store once the plan's animals exist and before any filler: every status page and the
-    unfiltered page (limit=100), side by side.  Fuller pages come later, in the grid."""
-    return send_table(api, {_grid_key((status, 100)): _list_request(status, 100) for status in store.FILTERS})
-
-
 def _create(api: Api, bodies: list[dict[str, Any]]) -> list[Row]:
     return api.map(lambda body: send_row(api, Request("POST", "/pets", json_body=body)), bodies)
-
-
-def created_pet(answer: Row) -> dict[str, Any] | None:
-    if isinstance(answer, Unanswered) or answer.status != 201:
-        return None
-    try:
-        body = expect.parse_json(answer)
-    except Mismatch:
-        return None
-    return body if isinstance(body, dict) and isinstance(body.get("id"), int) else None
 
 
 @dataclass
@@ -318,8 +301,8 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     def ask() -> dict[str, Row]:
         # Unfiltered pages first, then the status pages: an animal an unfiltered page shows exists
         # before any status page is asked for.
-        unfiltered = {_grid_key(q): _list_request(*q) for q in GRID if q[0] is None}
-        filtered = {_grid_key(q): _list_request(*q) for q in GRID if q[0] is not None}
+        unfiltered = {grid_key(q): list_request(*q) for q in GRID if q[0] is None}
+        filtered = {grid_key(q): list_request(*q) for q in GRID if q[0] is not None}
         pages = send_table(api, unfiltered) | send_table(api, filtered)
         # Read alone in the same process as the grid, so that its pipeline (oracle.py) compares them too;
         # the suite's own animals are read back beside them (``_reads``): one round trip for both.
@@ -327,7 +310,7 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
         return pages | send_table(api, reads | _own_reads(run, seeded))
 
     shared = run.once_answers("grid", ask)
-    answers = {q: shared[_grid_key(q)] for q in GRID}
+    answers = {q: shared[grid_key(q)] for q in GRID}
     pages = {q: page for q, answer in answers.items() if (page := _page(answer, *q, seeded.admitted)) is not None}
     known = store.Knowledge()
     for pet in [*seeded.before, *seeded.beside_plan]:
@@ -366,10 +349,6 @@ def _own_reads(run: Run, seeded: Seeded) -> dict[str, Request]:
 def _reads(run: Run, grid: Grid, seeded: Seeded) -> list[tuple[dict[str, Any], Row]]:
     """Each animal of ``_read_back`` with its answer (sent with the grid's sampled reads, side by side)."""
     return [(pet, grid.own_reads[str(pet["id"])]) for pet in _read_back(run, seeded)]
-
-
-def _grid_key(query: tuple[str | None, int | None]) -> str:
-    return f"{query[0]}|{query[1]}"
 
 
 @dataclass

@@ -1,0 +1,63 @@
+"""The run's facts as the reports show them: their labels, in the order a reader wants them, and which are counts."""
+
+from __future__ import annotations
+
+# The facts in the order a reader wants them, with their labels; other facts follow in their own order.
+FACT_LABELS = {
+    "target": "Target",
+    "base_url": "Base URL",
+    "mode": "Mode",
+    "profile": "Profile",
+    "seed": "Seed",
+    "run_id": "Run id",
+    "concurrency": "Concurrency",
+    "preflight_ms": "Pre-flight request (ms)",
+    "started": "Started",
+    "finished": "Finished",
+    "duration_s": "Duration",
+    "requests": "Requests",
+    "writes": "Writes",
+    "no_answer": "Requests unanswered",
+    "throttled": "Throttled answers",
+    "throttle_wait_s": "Waited for throttling",
+    "concurrency_min": "Lowest concurrency (throttled)",
+    "repeats_not_sent": "Repeated generated cases, not sent again",
+    "connection_resets": "Connections reset before an answer",
+    "unknown_writes": "Writes whose answer was lost (never sent again)",
+    "stalled_answers": "Answers that stalled",
+    "busy_resends": "Requests sent again to a busy target",
+    "writes_found": "Writes whose answer was lost, found applied",
+    "bodies_cut": "Answers cut off by the time limit",
+    "reasked": "Findings' requests asked again at the end",
+    "created": "Animals created",
+    "held_back": "Generated creates held back (crowded store)",
+    "suite_version": "Suite version",
+    "schemathesis_version": "Schemathesis version",
+    "hypothesis_version": "Hypothesis version",
+    "pytest_version": "pytest version",
+    "spec_sha256": "Spec SHA-256",
+    "key_env": "API key from",
+    "replay": "Replay",
+}
+
+# Shown as 1,873.
+COUNTED_FACTS = frozenset(
+    {
+        "requests",
+        "writes",
+        "no_answer",
+        "throttled",
+        "concurrency",
+        "concurrency_min",
+        "repeats_not_sent",
+        "connection_resets",
+        "unknown_writes",
+        "stalled_answers",
+        "busy_resends",
+        "bodies_cut",
+        "writes_found",
+        "reasked",
+        "created",
+        "held_back",
+    }
+)

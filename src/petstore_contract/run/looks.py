@@ -1,0 +1,70 @@
+"""The looks at the store set-up takes between its writes, and the requests they need.
+
+On a store seen whole before any write, set-up sends every refused create first and then asks for one
+unfiltered page of 100 (``AFTER_REFUSALS``).  For a server cap ``C >= 1`` and ``n`` animals that page holds
+``min(100, n, C)``: an empty page proves the store holds none, so the refusals added nothing, whatever the
+cap and the order; a page of ``q`` animals, ``q < 100``, is the whole store once any page of the run showed
+more than ``q`` (``store.seen_whole``).  Animals a lenient service created from a refused body (answered
+201) are known ids and count like any other.  Then it creates its first animal of each status alone and
+asks for each status page (``own_look``): one known animal a status, on a page any cap of two or more
+shows whole (``list.status.found``).  The early look, every page once the plan's animals exist, follows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from petstore_contract.core.records import Mismatch
+from petstore_contract.interface.document import STATUSES
+from petstore_contract.judging import expect, store
+from petstore_contract.run import writeplan
+from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_table
+
+AFTER_REFUSALS = "None|100"  # the key of the unfiltered page asked for right after the refused creates
+
+
+def grid_key(query: tuple[str | None, int | None]) -> str:
+    return f"{query[0]}|{query[1]}"
+
+
+def list_request(status: str | None, limit: int | None) -> Request:
+    params = {k: v for k, v in (("status", status), ("limit", limit)) if v is not None}
+    return Request("GET", "/pets", params=params)
+
+
+def refused_requests(bodies: dict[str, Any]) -> dict[str, Request]:
+    """Each refused create of ``writeplan.rejected_bodies`` as the request that sends it."""
+
+    def request(key: str, body: Any) -> Request:
+        if key.startswith("raw-"):
+            return Request("POST", "/pets", data=writeplan.raw_bytes(body))
+        return Request("POST", "/pets", json_body=body, **writeplan.REFUSED_FOR.get(key.removeprefix("refused-"), {}))
+
+    return {key: request(key, body) for key, body in bodies.items()}
+
+
+def created_pet(answer: Row) -> dict[str, Any] | None:
+    if isinstance(answer, Unanswered) or answer.status != 201:
+        return None
+    try:
+        body = expect.parse_json(answer)
+    except Mismatch:
+        return None
+    return body if isinstance(body, dict) and isinstance(body.get("id"), int) else None
+
+
+def pages(api: Api, statuses: tuple[str | None, ...]) -> dict[str, Row]:
+    """The limit=100 page of each status (None: unfiltered), side by side."""
+    return send_table(api, {grid_key((status, 100)): list_request(status, 100) for status in statuses})
+
+
+def own_look(api: Api, known: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each status page right after the first own animal of each status was created, as data, with the
+    animals (id, status) known to exist when it was asked for."""
+    shown = answers_to_data(pages(api, STATUSES))
+    return {"known": [{"id": pet.get("id"), "status": pet.get("status")} for pet in known], "pages": shown}
+
+
+def early_look(api: Api) -> dict[str, Row]:
+    """The store once the plan's animals exist, before any filler: every page of limit=100, side by side."""
+    return pages(api, store.FILTERS)
