@@ -55,19 +55,23 @@ class Deployment:
     name: str
     runtime: str  # a key of RUNTIMES
     summary: str
+    keep_alive: float | None  # the server's idle timeout of a kept-alive connection; None: it closes after each answer
+    latency_ms: int = 0  # the WSGI app's own time a request (wsgi_app.py)
 
 
 DEPLOYMENTS = {
     d.name: d
     for d in (
-        Deployment("gunicorn_gthread", "gunicorn", "gunicorn, 2 gthread workers x 4 threads, keep-alive 2 s"),
-        Deployment("gunicorn_sync", "gunicorn", "gunicorn, 4 sync workers: a connection per request"),
-        Deployment("node_http", "node", "Node's http server, its default keepAliveTimeout of 5 s"),
+        Deployment("gunicorn_gthread", "gunicorn", "gunicorn, 2 gthread workers x 4 threads, keep-alive 2 s", 2),
+        Deployment("gunicorn_sync", "gunicorn", "gunicorn, 4 sync workers: a connection per request", None),
+        Deployment("node_http", "node", "Node's http server, its default keepAliveTimeout of 5 s", 5),
         Deployment(
             "apache_event_wsgi",
             "apache",
             f"Apache httpd event MPM, {configs.APACHE_WORKERS} workers, keep-alive 5 s, mod_wsgi daemon "
             f"{configs.WSGI_PROCESSES}x{configs.WSGI_THREADS}, {configs.APACHE_LATENCY_MS} ms a request",
+            5,
+            configs.APACHE_LATENCY_MS,
         ),
     )
 }
@@ -113,7 +117,7 @@ class Running:
             "PETSTORE_API_KEY": key,
             "PETSTORE_DEPLOY_STORE": str(store),
             "PETSTORE_DEPLOY_PATH": os.pathsep.join(configs.python_paths()),
-            "PETSTORE_DEPLOY_LATENCY_MS": str(configs.APACHE_LATENCY_MS if deployment.runtime == "apache" else 0),
+            "PETSTORE_DEPLOY_LATENCY_MS": str(deployment.latency_ms),
         }
         for _attempt in range(5):  # a free port can be taken between the probe and the server's bind
             self.port = configs.runtimes.free_port()

@@ -18,9 +18,12 @@ generated configuration and the Node store are ones their runtimes accept.
 
 from __future__ import annotations
 
+import http.client
 import os
 import secrets
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import configs
@@ -103,6 +106,56 @@ def test_every_run_on_the_deployment_is_conformant_with_no_write_lost(name: str)
         + "\n"
         + "\n".join(evidence)
     )
+
+
+def answered(connection: http.client.HTTPConnection, key: str) -> http.client.HTTPResponse:
+    connection.request("GET", "/v1/pets", headers={"Authorization": f"Bearer {key}"})
+    response = connection.getresponse()
+    response.read()
+    assert response.status == 200, response.status
+    return response
+
+
+CLOSE_WAIT = 10  # how long the end of an idle connection may take to arrive, past its keep-alive timeout
+
+
+def closed_by_the_server(sock: socket.socket) -> bool:
+    """The server closes the idle connection within CLOSE_WAIT: its end of the stream arrives (or a reset)."""
+    sock.settimeout(CLOSE_WAIT)
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+@pytest.mark.tier_2
+@pytest.mark.parametrize("name", list(deploykit.DEPLOYMENTS))
+def test_the_deployment_closes_connections_as_its_server_is_configured(name: str) -> None:
+    """What the runs above meet: a kept-alive connection serves a second request, and the server closes it
+    on its own once idle past its keep-alive timeout (a server that keeps idle connections much longer, as
+    nginx's 75 s, fails: its end does not come within CLOSE_WAIT more); gunicorn's sync workers close every
+    connection after its answer."""
+    deployment = deploykit.DEPLOYMENTS[name]
+    runnable(deployment)
+    key = "deploy-" + secrets.token_urlsafe(16)
+    with deploykit.deployed(name, key) as running:
+        connection = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
+        try:
+            first = answered(connection, key)
+            if deployment.keep_alive is None:
+                assert first.getheader("Connection") == "close" and connection.sock is None, running.log()
+                return
+            sock = connection.sock
+            assert sock is not None, f"{name} closed the connection after one answer"
+            answered(connection, key)
+            assert connection.sock is sock, f"{name} did not keep the connection alive for a second request"
+            time.sleep(deployment.keep_alive)
+            idle = deployment.keep_alive + CLOSE_WAIT
+            assert closed_by_the_server(sock), f"{name}: a connection idle {idle} s is still open\n{running.log()}"
+        finally:
+            connection.close()
 
 
 CHECKS = {  # each server's own check of what the harness generates, no server started
