@@ -21,7 +21,7 @@ from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 APACHE_MODULES = Path("/usr/lib/apache2/modules")
-APACHE_WORKERS = 4  # MaxRequestWorkers: one child of 4 threads
+APACHE_WORKERS = 4  # MaxRequestWorkers: one child of 4 threads (a deployment may ask for more)
 WSGI_PROCESSES, WSGI_THREADS = 2, 2  # mod_wsgi's daemon pool: fewer than Apache's workers, as is usual
 APACHE_LATENCY_MS = 30  # the application's own time a request (a database a network hop away)
 
@@ -180,7 +180,7 @@ def python_paths() -> list[str]:
     return list(dict.fromkeys([paths["purelib"], paths["platlib"]]))
 
 
-def write_apache(folder: Path, port: int) -> Path:
+def write_apache(folder: Path, port: int, workers: int = APACHE_WORKERS) -> Path:
     owner = apache_user()
     conf = folder / "httpd.conf"
     text = APACHE.format(
@@ -188,7 +188,7 @@ def write_apache(folder: Path, port: int) -> Path:
         port=port,
         user=f"User {owner[0]}\nGroup {owner[1]}" if owner else "# not root: no User/Group to switch to",
         modules=APACHE_MODULES,
-        workers=APACHE_WORKERS,
+        workers=workers,
         processes=WSGI_PROCESSES,
         threads=WSGI_THREADS,
         script=HERE / "wsgi_app.py",

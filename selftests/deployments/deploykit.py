@@ -57,6 +57,7 @@ class Deployment:
     summary: str
     keep_alive: float | None  # the server's idle timeout of a kept-alive connection; None: it closes after each answer
     latency_ms: int = 0  # the WSGI app's own time a request (wsgi_app.py)
+    workers: int = configs.APACHE_WORKERS  # Apache's MaxRequestWorkers (one child process of that many threads)
 
 
 DEPLOYMENTS = {
@@ -65,13 +66,18 @@ DEPLOYMENTS = {
         Deployment("gunicorn_gthread", "gunicorn", "gunicorn, 2 gthread workers x 4 threads, keep-alive 2 s", 2),
         Deployment("gunicorn_sync", "gunicorn", "gunicorn, 4 sync workers: a connection per request", None),
         Deployment("node_http", "node", "Node's http server, its default keepAliveTimeout of 5 s", 5),
-        Deployment(
-            "apache_event_wsgi",
-            "apache",
-            f"Apache httpd event MPM, {configs.APACHE_WORKERS} workers, keep-alive 5 s, mod_wsgi daemon "
-            f"{configs.WSGI_PROCESSES}x{configs.WSGI_THREADS}, {configs.APACHE_LATENCY_MS} ms a request",
-            5,
-            configs.APACHE_LATENCY_MS,
+        *(
+            Deployment(
+                name,
+                "apache",
+                f"Apache httpd event MPM, {workers} workers, keep-alive 5 s, mod_wsgi daemon "
+                f"{configs.WSGI_PROCESSES}x{configs.WSGI_THREADS}, {configs.APACHE_LATENCY_MS} ms a request",
+                5,
+                configs.APACHE_LATENCY_MS,
+                workers,
+            )
+            # fewer workers than the suite keeps requests in flight (16), and as many
+            for name, workers in (("apache_event_wsgi", configs.APACHE_WORKERS), ("apache_event_wsgi_16", 16))
         ),
     )
 }
@@ -134,12 +140,12 @@ class Running:
 
     def command(self) -> list[str]:
         name = self.deployment.name
-        if name.startswith("gunicorn"):
+        if self.deployment.runtime == "gunicorn":
             conf = configs.write_gunicorn(self.folder, self.port, sync=name == "gunicorn_sync")
             return [sys.executable, "-m", "gunicorn", "--config", str(conf)]
-        if name == "node_http":
+        if self.deployment.runtime == "node":
             return ["node", str(HERE / "node" / "petstore.js"), str(self.port)]
-        conf = configs.write_apache(self.folder, self.port)
+        conf = configs.write_apache(self.folder, self.port, self.deployment.workers)
         return [str(configs.apache_binary()), "-f", str(conf), "-d", str(self.folder), "-DFOREGROUND"]
 
     def _start(self) -> bool:
