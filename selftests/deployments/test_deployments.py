@@ -136,17 +136,17 @@ def test_the_deployment_closes_connections_as_its_server_is_configured(name: str
     """What the runs above meet: a kept-alive connection serves a second request, and the server closes it
     on its own once idle past its keep-alive timeout (a server that keeps idle connections much longer, as
     nginx's 75 s, fails: its end does not come within CLOSE_WAIT more); gunicorn's sync workers close every
-    connection after its answer."""
+    connection after its answer. Then SIGTERM stops the server cleanly (exit 0, nothing left behind)."""
     deployment = deploykit.DEPLOYMENTS[name]
     runnable(deployment)
     key = "deploy-" + secrets.token_urlsafe(16)
-    with deploykit.deployed(name, key) as running:
-        connection = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
-        try:
-            first = answered(connection, key)
-            if deployment.keep_alive is None:
-                assert first.getheader("Connection") == "close" and connection.sock is None, running.log()
-                return
+    running = deploykit.Running(deployment, key)
+    connection = http.client.HTTPConnection("127.0.0.1", running.port, timeout=30)
+    try:
+        first = answered(connection, key)
+        if deployment.keep_alive is None:
+            assert first.getheader("Connection") == "close" and connection.sock is None, running.log()
+        else:
             sock = connection.sock
             assert sock is not None, f"{name} closed the connection after one answer"
             answered(connection, key)
@@ -154,8 +154,19 @@ def test_the_deployment_closes_connections_as_its_server_is_configured(name: str
             time.sleep(deployment.keep_alive)
             idle = deployment.keep_alive + CLOSE_WAIT
             assert closed_by_the_server(sock), f"{name}: a connection idle {idle} s is still open\n{running.log()}"
-        finally:
-            connection.close()
+    finally:
+        connection.close()
+        status = running.stop()
+    assert status == 0, f"{name} did not stop cleanly on SIGTERM (exit {status})\n{running.last_log}"
+    assert not port_open(running.port), f"{name} left its port open"
+
+
+def port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            return True
+    except OSError:
+        return False
 
 
 CHECKS = {  # each server's own check of what the harness generates, no server started
