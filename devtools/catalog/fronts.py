@@ -2,12 +2,11 @@
 
 A front is an ASGI layer before the reference's app, deciding the requests the document does not
 describe as common stacks do, each with its own choice of status (RFC 9110 §15.5): a body in another
-media type (aiohttp, Express, connexion: 415; FastAPI: 422), a body over a size limit (413, once the key
-is read: a limit in front of the key's check answers a keyless request before §5.3 does, a fault), an
-``Accept`` that admits no JSON (406), a path that names nothing the document describes, which a router
-answers before any key is read (connexion: 404 for ``/pets/abc``).  With the Error body these
-are compliant variants (``FRONTED``); with the framework's HTML or text page they are faults of §7
-("All error responses use the Error body"), registered in ``faulty/fronted.py``.
+media type (aiohttp, Express, connexion: 415; FastAPI: 422), a body over a proxy's size limit (nginx:
+413, before any key is read), an ``Accept`` that admits no JSON (406), a path that names nothing the
+document describes, which a router answers before any key is read (connexion: 404 for ``/pets/abc``).
+With the Error body these are compliant variants (``FRONTED``); with the framework's HTML or text page
+they are faults of §7 ("All error responses use the Error body"), registered in ``faulty/fronted.py``.
 """
 
 from __future__ import annotations
@@ -34,10 +33,7 @@ class Front:
     """The statuses a front answers where the document is silent (None: it lets the request through)."""
 
     media_type: int | None = None  # a POST whose body is not declared JSON (once the key is read, as a framework does)
-    # A limit in bytes: a larger body is refused before the service sees it, once the key is read (an
-    # authenticating gateway's, or the service's own); ``body_limit_first``: before it, a fault (§5.3).
-    body_limit: int | None = None
-    body_limit_first: bool = False
+    body_limit: int | None = None  # a proxy's limit in bytes: a larger body is refused before the service sees it
     accept: int | None = None  # an Accept that admits no JSON
     path: int | None = None  # a path that names nothing the document describes, before any key is read
     media_type_first: bool = False  # a fault: the media type refused before the key is read (§5.3)
@@ -110,8 +106,7 @@ class FrontLayer:
         scheme, _, token = headers.get("authorization", "").partition(" ")
         keyed = scheme.lower() == "bearer" and token == self.key  # the service reads the key first (§5.3)
         length = headers.get("content-length", "0")
-        too_large = front.body_limit is not None and length.isdigit() and int(length) > front.body_limit
-        if too_large and (keyed or front.body_limit_first):
+        if front.body_limit is not None and length.isdigit() and int(length) > front.body_limit:
             return 413
         accept = headers.get("accept")
         if front.accept is not None and accept is not None and not _admits_json(accept):

@@ -36,14 +36,6 @@ class Auth415BeforeKey(PetStore):
     front = Front(media_type=415, media_type_first=True)
 
 
-@fault("proxy_413_before_key")
-class Proxy413BeforeKey(PetStore):
-    """A reverse proxy's 64 KiB limit (413, with the Error body) in front of the key's check: a create without
-    the key past the limit gets 413 where §5.3 answers 401, whatever else the request carries."""
-
-    front = Front(body_limit=64 * 1024, body_limit_first=True)
-
-
 @fault("documented_path_redirected")
 class DocumentedPathRedirected(PetStore):
     """Routes declared with a trailing slash: GET and POST /v1/pets answered 308 to /v1/pets/, the key

@@ -38,6 +38,12 @@ BODY_FLOOR = 1024
 URI_FLOOR = 8000
 # RFC 6585 §5 names no size; a request's header fields below this are what every client sends.
 HEADERS_FLOOR = 8192
+# The methods RFC 9110 §9 defines and PATCH (RFC 5789); another token, and TRACE and CONNECT, are the web
+# server's to answer (its HTTP parser refuses an unknown token before any application sees it: llhttp, Go).
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"})
+# Past this a web server's request line is full (Apache httpd's and aiohttp's 8,190 bytes, nginx's 8 KiB
+# buffers): its parser answers (400, 414) in its own form.
+REQUEST_LINE_LIMIT = 8190
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,20 @@ SILENCES: dict[str, Silence] = {
             credential_first=False,
         ),
         Silence(
+            "web-server",
+            "§4: the three operations and GET /store/orders; TRACE, CONNECT, a method token HTTP does not "
+            "define, and a request-target past the request-line limits of web servers are no request of "
+            "the interface.",
+            "RFC 9110 §9.1: 'An origin server that receives a request method that is unrecognized or not "
+            "implemented SHOULD respond with the 501 (Not Implemented) status code'; §9.3.8: TRACE is the "
+            "final recipient's loop-back; RFC 9112 §3: 'A server that receives a request-target longer than "
+            "any URI it wishes to parse MUST respond with a 414 (URI Too Long)'.  Web servers and HTTP "
+            "parsers (Apache httpd, nginx, Go's net/http, llhttp) answer these themselves, in their own form.",
+            (400, 404, 405, 414, 431, 501),
+            credential_first=False,
+            any_answer=True,
+        ),
+        Silence(
             "target-syntax",
             "§4: 'All paths are relative to the base address.' A request-target that is no URI, or whose "
             "path decodes to a control character, names nothing the document describes.",
@@ -211,6 +231,11 @@ def classify(
     syntax = target_syntax_problem(url)
     if syntax:
         return Placed(SILENCES["target-syntax"], syntax)
+    if method.upper() not in HTTP_METHODS or method.upper() in ("TRACE", "CONNECT"):
+        return Placed(SILENCES["web-server"], f"{method.upper()}: a method the web server answers itself")
+    line = len(method) + len(target.path) + len(target.query) + len(" ? HTTP/1.1")
+    if line > REQUEST_LINE_LIMIT:
+        return Placed(SILENCES["web-server"], f"a request line of {line:,} bytes, past web servers' limits")
     problem = _path_problem(target.path)
     if problem:
         return Placed(SILENCES["path"], problem, long_uri=len(url) > URI_FLOOR)

@@ -35,7 +35,7 @@ class RequestCounter:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             self.store.request_count += 1
-            if scope["method"] not in ("GET", "HEAD", "OPTIONS"):
+            if scope["method"] not in ("GET", "HEAD", "OPTIONS", "TRACE"):  # RFC 9110 §9.2.1: the safe methods
                 self.store.write_count += 1
             if self.store.variant.latency_seconds:
                 await asyncio.sleep(self.store.variant.latency_seconds)

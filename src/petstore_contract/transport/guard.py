@@ -20,7 +20,7 @@ from petstore_contract.transport.shared import publish
 
 BREAKER_FILE = "breaker-open"
 STOPPED_FILE = "stopped"  # the run was stopped (SIGTERM, SIGHUP): every process of it stops sending
-READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})  # RFC 9110 §9.2.1: the safe methods
 COUNTERS_GLOB = "counters-*.json"
 # What the transport saw happen to the run's exchanges that is the deployment's doing rather than an
 # answer to judge: each is counted and its first example kept, and every output shows them.
@@ -309,7 +309,8 @@ class RunGuard:
             return list(self._server_errors.values())
 
     def counters(self) -> dict[str, Any]:
-        """``requests`` sent, ``writes`` (not GET/HEAD/OPTIONS), ``no_answer``, ``throttled``, ``throttle_wait_s``,
+        """``requests`` sent, ``writes`` (not a safe method: GET, HEAD, OPTIONS, TRACE),
+        ``no_answer``, ``throttled``, ``throttle_wait_s``,
         ``repeats_not_sent`` (generated cases identical to one their test sent), and ``concurrency_min``
         (the lowest bound on requests in flight, once the transport has noted one)."""
         with self._lock:
