@@ -51,6 +51,7 @@ PLACED: list[tuple[str, str, dict[str, str], bytes | None, str]] = [
     ("DELETE", "/pets/1", {}, None, "method"),
     ("TRACE", "/pets", {}, None, "web-server"),
     ("BREW", "/pets", {}, None, "web-server"),
+    ("POST", "/pets", {"Transfer-Encoding": "chunked", "Content-Type": "application/json"}, NEW_PET, "chunked"),
     ("GET", "/pets/" + "9" * 9000, {}, None, "web-server"),
     ("GET", "/pets/../pets", {}, None, "path"),
     ("GET", "/pets/%zz", {}, None, "target-syntax"),

@@ -132,6 +132,15 @@ SILENCES: dict[str, Silence] = {
             credential_first=False,
         ),
         Silence(
+            "chunked",
+            "§4.2: 'Request body (required, application/json): NewPet.' A body in the chunked transfer coding, "
+            "without a Content-Length: how it is read is not shown.",
+            "RFC 9112 §6.3: a server MAY reject a request that contains a message body but not a "
+            "Content-Length by responding with 411 (Length Required).",
+            (411,),
+            credential_first=False,
+        ),
+        Silence(
             "web-server",
             "§4: the three operations and GET /store/orders; TRACE, CONNECT, a method token HTTP does not "
             "define, and a request-target past the request-line limits of web servers are no request of "
@@ -243,6 +252,8 @@ def classify(
         return Placed(SILENCES["method"], f"{method.upper()} is no operation the document lists for this path")
     if len(url) > URI_FLOOR:
         return Placed(SILENCES["uri-too-long"], f"a URI of {len(url):,} characters")
+    if "chunked" in headers.get("transfer-encoding", "").lower() and "content-length" not in headers:
+        return Placed(SILENCES["chunked"], "a body in the chunked coding, no Content-Length")
     size = sum(len(k) + len(v) + 4 for k, v in headers.items())
     if size > HEADERS_FLOOR:
         return Placed(SILENCES["headers-too-large"], f"header fields of {size:,} bytes")
