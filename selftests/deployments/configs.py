@@ -10,7 +10,6 @@ from __future__ import annotations
 import grp
 import http.client
 import importlib.util
-import json
 import os
 import pwd
 import shutil
@@ -19,6 +18,8 @@ import sys
 import sysconfig
 from pathlib import Path
 from types import ModuleType
+
+import httpd_pages
 
 HERE = Path(__file__).resolve().parent
 APACHE_MODULES = Path("/usr/lib/apache2/modules")
@@ -194,41 +195,11 @@ def python_paths() -> list[str]:
     return list(dict.fromkeys([paths["purelib"], paths["platlib"]]))
 
 
-# The statuses httpd may answer itself, each with an Error body file (ErrorDocument).
-APACHE_ERRORS = {
-    400: "bad_request",
-    404: "not_found",
-    405: "method_not_allowed",
-    408: "request_timeout",
-    411: "length_required",
-    413: "content_too_large",
-    414: "uri_too_long",
-    500: "internal_error",
-    501: "not_implemented",
-    502: "bad_gateway",
-    503: "service_unavailable",
-    504: "gateway_timeout",
-}
-
-
-def write_error_pages(folder: Path) -> str:
-    """The Error body files in ``folder/errors`` and the ErrorDocument lines that serve them."""
-    errors = folder / "errors"
-    errors.mkdir(exist_ok=True)
-    errors.chmod(0o755)
-    for status, code in APACHE_ERRORS.items():
-        body = {"code": code, "message": code.replace("_", " "), "status": status}
-        page = errors / f"{status}.json"
-        page.write_text(json.dumps(body), encoding="utf-8")
-        page.chmod(0o644)
-    return "\n".join(f"ErrorDocument {status} /errors/{status}.json" for status in APACHE_ERRORS)
-
-
 def write_apache(folder: Path, port: int, workers: int = APACHE_WORKERS) -> Path:
     owner = apache_user()
     conf = folder / "httpd.conf"
     text = APACHE.format(
-        error_pages=write_error_pages(folder),
+        error_pages=httpd_pages.write_error_pages(folder),
         folder=folder,
         port=port,
         user=f"User {owner[0]}\nGroup {owner[1]}" if owner else "# not root: no User/Group to switch to",

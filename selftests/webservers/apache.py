@@ -9,7 +9,6 @@ from a temporary folder on a loopback port; no system service is touched.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -19,17 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import httpd_pages
+
 MODULES = "/usr/lib/apache2/modules"
-STATUSES = {
-    400: "bad_request",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "content_too_large",
-    414: "uri_too_long",
-    500: "internal_error",
-    501: "not_implemented",
-    502: "bad_gateway",
-}
 CONFIG = """
 ServerRoot {folder}
 PidFile {folder}/httpd.pid
@@ -84,7 +75,6 @@ def free_port() -> int:
 
 
 def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
-    pages = "\n".join(f"ErrorDocument {status} /errors/{status}.json" for status in STATUSES)
     user = ""
     if os.geteuid() == 0:
         user = "User nobody\nGroup nogroup"
@@ -96,7 +86,7 @@ def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
         user=user,
         trace="extended" if fault == "trace-enabled" else "off",
         limit="LimitRequestBody 1048576" if fault == "body-limit-html" else "",
-        error_pages="" if fault in ("html-error-pages", "body-limit-html") else pages,
+        error_pages="" if fault in ("html-error-pages", "body-limit-html") else httpd_pages.write_error_pages(folder),
         compression=COMPRESSION + ("\nSetEnv force-gzip 1" if fault == "gzip-forced" else ""),
     )
 
@@ -110,12 +100,6 @@ class Apache:
             raise OSError("apache2 is not installed (Debian: apt-get install apache2)")
         self.folder = Path(tempfile.mkdtemp(prefix="webservers-apache-"))
         self.folder.chmod(0o755)
-        errors = self.folder / "errors"
-        errors.mkdir()
-        errors.chmod(0o755)
-        for status, code in STATUSES.items():
-            body = {"code": code, "message": code.replace("_", " "), "status": status}
-            (errors / f"{status}.json").write_text(json.dumps(body), encoding="utf-8")
         self.process: subprocess.Popen[bytes] | None = None
         for _attempt in range(5):
             self.port = free_port()
