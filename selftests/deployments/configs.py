@@ -195,10 +195,18 @@ def python_paths() -> list[str]:
     return list(dict.fromkeys([paths["purelib"], paths["platlib"]]))
 
 
-def write_apache(folder: Path, port: int, workers: int = APACHE_WORKERS) -> Path:
+# One line of the compliant Apache configuration a vendor could leave wrong, each: (the line, what it becomes).
+WRONG_LINES = {
+    "trace-on": ("TraceEnable off", "TraceEnable on"),  # httpd's default: TRACE echoed, the key in it
+    "no-error-pages": ("{error_pages}", ""),  # httpd's own HTML pages for what it answers itself
+}
+
+
+def write_apache(folder: Path, port: int, workers: int = APACHE_WORKERS, wrong_line: str = "") -> Path:
     owner = apache_user()
     conf = folder / "httpd.conf"
-    text = APACHE.format(
+    line, instead = WRONG_LINES.get(wrong_line, ("", ""))
+    text = (APACHE.replace(line, instead) if line else APACHE).format(
         error_pages=httpd_pages.write_error_pages(folder),
         folder=folder,
         port=port,

@@ -10,6 +10,7 @@ own log is kept for the test's failure message (``Running.log``). What each depl
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pwd
 import shutil
@@ -58,6 +59,7 @@ class Deployment:
     keep_alive: float | None  # the server's idle timeout of a kept-alive connection; None: it closes after each answer
     latency_ms: int = 0  # the WSGI app's own time a request (wsgi_app.py)
     workers: int = configs.APACHE_WORKERS  # Apache's MaxRequestWorkers (one child process of that many threads)
+    wrong_line: str = ""  # a key of ``configs.WRONG_LINES``: a faulty deployment (``FAULTY``)
 
 
 DEPLOYMENTS = {
@@ -80,6 +82,17 @@ DEPLOYMENTS = {
             for name, workers in (("apache_event_wsgi", configs.APACHE_WORKERS), ("apache_event_wsgi_16", 16))
         ),
     )
+}
+
+
+# Faulty deployments: the compliant Apache one with one line a vendor could leave wrong, and the clause its
+# answers break (the HTTP layer in front of the application: what httpd answers itself is the service's answer).
+FAULTY = {
+    f"apache_wsgi_{wrong}": (
+        dataclasses.replace(DEPLOYMENTS["apache_event_wsgi"], name=f"apache_wsgi_{wrong}", wrong_line=wrong),
+        clauses,
+    )
+    for wrong, clauses in (("trace-on", {"http.methods"}), ("no-error-pages", {"errors.body"}))
 }
 
 
@@ -145,7 +158,7 @@ class Running:
             return [sys.executable, "-m", "gunicorn", "--config", str(conf)]
         if self.deployment.runtime == "node":
             return ["node", str(HERE / "node" / "petstore.js"), str(self.port)]
-        conf = configs.write_apache(self.folder, self.port, self.deployment.workers)
+        conf = configs.write_apache(self.folder, self.port, self.deployment.workers, self.deployment.wrong_line)
         return [str(configs.apache_binary()), "-f", str(conf), "-d", str(self.folder), "-DFOREGROUND"]
 
     def _start(self) -> bool:
@@ -207,7 +220,7 @@ class Running:
 
 @contextlib.contextmanager
 def deployed(name: str, key: str) -> Iterator[Running]:
-    running = Running(DEPLOYMENTS[name], key)
+    running = Running(DEPLOYMENTS[name] if name in DEPLOYMENTS else FAULTY[name][0], key)
     try:
         yield running
     finally:

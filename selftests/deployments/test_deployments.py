@@ -108,6 +108,18 @@ def test_every_run_on_the_deployment_is_conformant_with_no_write_lost(name: str)
     )
 
 
+@pytest.mark.tier_2
+@pytest.mark.parametrize("name", list(deploykit.FAULTY))
+def test_a_line_a_vendor_left_wrong_is_caught_on_its_clause(name: str) -> None:
+    """The compliant Apache deployment with one line left as httpd has it by default (TraceEnable on: TRACE
+    echoed with the key) or without its error pages (httpd's HTML for what it answers itself): what the web
+    server answers is the service's answer, caught on its own clause and nothing else."""
+    deployment, clauses = deploykit.FAULTY[name]
+    runnable(deployment)
+    run, log = judged(name)
+    assert run.verdict == "not_conformant" and run.violated() == clauses, f"{line(run)}\n{tail(log)}"
+
+
 def answered(connection: http.client.HTTPConnection, key: str) -> http.client.HTTPResponse:
     connection.request("GET", "/v1/pets", headers={"Authorization": f"Bearer {key}"})
     response = connection.getresponse()
