@@ -95,7 +95,9 @@ def request_of(run: Run, case: Case) -> RawRequest:
 
 def _send(sender: RawSender, run: Run, case: Case) -> dict[str, Any]:
     try:
-        answer = sender.send(request_of(run, case), no_answer_is_an_answer=case.rule == "target-syntax")
+        answer = sender.send(
+            request_of(run, case), no_answer_is_an_answer=case.rule in http_layer.ANSWERED_BY_THE_WEB_SERVER
+        )
     except TargetProblem as problem:
         exchange = problem.exchange.to_dict() if problem.exchange is not None else None
         return {"unanswered": problem.message, "kind": problem.kind, "exchange": exchange}
@@ -163,7 +165,7 @@ def _judge(answers: dict[str, RawAnswer | TargetProblem], run: Run, judge: Judge
             mismatch = http_layer.unanswered(case.rule, row)
             if mismatch is not None:
                 raise mismatch
-            if case.rule != "target-syntax":
+            if case.rule not in http_layer.ANSWERED_BY_THE_WEB_SERVER:
                 raise row
             return
         http_layer.RULES[case.rule](case, row, run.api.api_key)

@@ -6,18 +6,23 @@ bytes before any content decoding, and whether its framing completed.  A redirec
 followed.  Each raises ``Mismatch`` (expected, observed, the exchange) for its group's clause.
 
 - ``methods`` (RFC 9110 §9): a refusal is a 4xx or 501 with the Error body (§7); a 405 carries ``Allow``
-  (§15.5.6); TRACE is no operation of the document, and its echo (``message/http``, the credential in
-  it) is no answer the document allows (§1: bodies are JSON).  HEAD and OPTIONS may be served (2xx).
+  (§15.5.6).  HEAD and OPTIONS may be served (2xx).
+- ``web-server-method``: TRACE and a token HTTP does not define are the web server's to answer, in its
+  own form or not at all; its echo (``message/http``, the credential in it) or a 2xx misleads (§1:
+  bodies are JSON; the document offers neither).
 - ``target`` (RFC 3986, RFC 9112 §3.2): a valid request-target is served as the document says (2xx)
-  or refused with a fitting 4xx and the Error body; never a redirect, never a 5xx.
+  or refused with a fitting 4xx and the Error body; never a 5xx, never a redirect but a dot-segment
+  path's to the path it stands for.
 - ``target-syntax``: a request-target that is no URI is the web server's to answer; only what would
   mislead a client is judged: a 2xx, a redirect into the API, the key echoed.
+- ``web-server-target``: a request line past web servers' limits, the same but that a 2xx is the
+  document's answer.
 - ``coding`` (RFC 9110 §12.5.3, §8.4): a coding the request did not accept is not used; a coding used
   is labelled with ``Content-Encoding`` and the bytes are in it.
 - ``framing`` (RFC 9112 §6, §7.1; RFC 9110 §10.1.1): a chunked body, or one behind ``Expect:
   100-continue``, sent without the key gets its 401 (or 411, Length Required) with the Error body.
-- ``large`` (§5.3): a create without the key is answered 401 whatever its size; a limit on the body is
-  no reason to skip the key's check.
+- ``large`` (§5.3): a create without the key is answered 401, or refused for its size (413, 400: a
+  proxy's limit may stand before the key), whole.
 
 Every answer that starts must arrive whole (RFC 9112 §6.3: a message whose framing did not end is
 incomplete): an answer cut off is a finding of its rule, never "the target did not answer".
@@ -32,13 +37,15 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from petstore_contract.core.records import Exchange, Mismatch
-from petstore_contract.interface.silence import HTTP_METHODS, SILENCES
+from petstore_contract.interface.silence import SILENCES
 from petstore_contract.judging import expect, headers
 from petstore_contract.transport import TargetProblem
 from petstore_contract.transport.raw import RawAnswer, decode
 
 GZIP_MAGIC = b"\x1f\x8b"
 
+# The rules of requests a web server answers itself, in its own form, or drops (``interface/silence.py``).
+ANSWERED_BY_THE_WEB_SERVER = frozenset({"target-syntax", "web-server-method", "web-server-target"})
 Rule = Callable[[Any, RawAnswer, str], None]  # (the case, its answer, the key) -> None, or raises Mismatch
 
 
@@ -75,16 +82,12 @@ def no_redirect(answer: RawAnswer) -> None:
 
 
 def methods(case: Any, answer: RawAnswer, key: str) -> None:
+    """A method HTTP defines on the collection, answered by the service: HEAD and OPTIONS served or refused,
+    PUT, PATCH and DELETE refused (the document offers none), a 405 with ``Allow``."""
     whole(answer)
     key_not_echoed(answer, key)
     no_redirect(answer)
     status, method = answer.status, case.method
-    media = headers.media_type(answer.headers.get("content-type", ""))
-    if method == "TRACE" and (200 <= status < 300 or media == "message/http"):
-        expected = (
-            "TRACE refused (4xx or 501 with the Error body): the document offers no TRACE, and §1 says bodies are JSON"
-        )
-        raise Mismatch(expected, f"HTTP {status} ({media or 'no media type'}): the request echoed", answer.exchange)
     if 200 <= status < 300:
         if method in ("HEAD", "OPTIONS"):
             if answer.body and method == "OPTIONS":
@@ -92,12 +95,28 @@ def methods(case: Any, answer: RawAnswer, key: str) -> None:
             return
         expected = f"a refusal of {method} (4xx or 501 with the Error body): the document offers no {method} on /pets"
         raise Mismatch(expected, _observed(answer), answer.exchange)
-    # A method the web server answers itself (``interface/silence.py``, web-server): its own 405 may lack Allow
-    # (Apache httpd's to TRACE with TraceEnable off); only what misleads is judged there.
-    own = method not in HTTP_METHODS or method in ("TRACE", "CONNECT")
-    if status == 405 and not answer.headers.get("allow") and not own:
+    if status == 405 and not answer.headers.get("allow"):
         expected = "an Allow header on the 405 (RFC 9110 §15.5.6: the origin server MUST generate one)"
         raise Mismatch(expected, "HTTP 405 without Allow", answer.exchange)
+
+
+def web_server_method(case: Any, answer: RawAnswer, key: str) -> None:
+    """A method the web server answers itself (``interface/silence.py``, web-server): any refusal in its own
+    form, or none; what misleads is an echo of the request (TRACE's 200 ``message/http``, the key in it), a 2xx
+    (as if the document offered the method) or the key carried back."""
+    key_not_echoed(answer, key)
+    media = headers.media_type(answer.headers.get("content-type", ""))
+    if 200 <= answer.status < 300 or media == "message/http":
+        expected = f"{case.method} refused (the document offers no {case.method}; §1: bodies are JSON), never echoed"
+        observed = f"HTTP {answer.status} ({media or 'no media type'})"
+        raise Mismatch(expected, observed + (": the request echoed" if case.method == "TRACE" else ""), answer.exchange)
+
+
+def web_server_target(case: Any, answer: RawAnswer, key: str) -> None:
+    """A request line past web servers' limits: any answer in the web server's own form, or none; a 2xx as the
+    document says is fine; what misleads is a redirect into the API or the key carried back."""
+    key_not_echoed(answer, key)
+    _no_redirect_into_the_api(answer, "a request line past web servers' limits")
 
 
 def target(case: Any, answer: RawAnswer, key: str) -> None:
@@ -129,12 +148,17 @@ def target_syntax(case: Any, answer: RawAnswer, key: str) -> None:
     if 200 <= status < 300:
         expected = "no 2xx: the request-target is no URI (RFC 3986), it names nothing the document describes"
         raise Mismatch(expected, _observed(answer), answer.exchange)
+    _no_redirect_into_the_api(answer, "a request-target that is no URI")
+
+
+def _no_redirect_into_the_api(answer: RawAnswer, what: str) -> None:
     location = answer.headers.get("location")
-    if 300 <= status < 400 and location:
+    if 300 <= answer.status < 400 and location:
         there = urlsplit(urljoin(answer.exchange.url, location))
         if there.path.startswith(urlsplit(answer.exchange.url).path.split("/pets", 1)[0]):
-            expected = "no redirect into the API for a request-target that is no URI"
-            raise Mismatch(expected, f"HTTP {status} to {location}", answer.exchange)
+            raise Mismatch(
+                f"no redirect into the API for {what}", f"HTTP {answer.status} to {location}", answer.exchange
+            )
 
 
 def _accepted(coding: str, accept: str | None) -> bool:
@@ -203,6 +227,8 @@ RULES: dict[str, Rule] = {
     "methods": methods,
     "target": target,
     "target-syntax": target_syntax,
+    "web-server-method": web_server_method,
+    "web-server-target": web_server_target,
     "coding": coding,
     "framing": framing,
     "large": large,
@@ -212,8 +238,8 @@ RULES: dict[str, Rule] = {
 def unanswered(rule: str, problem: TargetProblem) -> Mismatch | None:
     """What a request without an answer decides: nothing (the problem leaves its clause undecided), but
     where the rule says a refusal must arrive: a large body's connection closed under it (RFC 9112 §9.6)."""
-    if rule == "target-syntax":
-        return None  # a web server may drop a request-line that is no HTTP; nothing misleads there
+    if rule in ANSWERED_BY_THE_WEB_SERVER:
+        return None  # a web server may drop what is no request of the interface; nothing misleads there
     # Only a connection the target closed or reset under the body is its refusal lost; a connection refused,
     # a timeout, the breaker or the budget say nothing about how it refuses.
     dropped = any(words in problem.message for words in ("connection reset by the target", "closed the connection"))

@@ -243,9 +243,7 @@ def _prepared(raw: RawRequest, url: str, headers: list[tuple[str, str]]) -> requ
     prepared = requests.PreparedRequest()
     prepared.method = raw.method
     prepared.url = url
-    prepared.headers = CaseInsensitiveDict(
-        {k: v for k, v in headers if k.lower() not in ("host", "content-length")}
-    )
+    prepared.headers = CaseInsensitiveDict({k: v for k, v in headers if k.lower() not in ("host", "content-length")})
     prepared.body = raw.body if raw.body is not None else (b"".join(raw.chunks) if raw.chunks is not None else None)
     return prepared
 
