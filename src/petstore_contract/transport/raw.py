@@ -80,6 +80,10 @@ class RawAnswer:
         return self.body.decode("utf-8", errors="replace")
 
 
+DECODED_LIMIT = 16 * 1024 * 1024  # bytes of a decoded body kept (judged answers are far smaller)
+INTERIM_LIMIT = 8192  # bytes of a 1xx answer's head read before the final answer
+
+
 def decode(coding: str, wire: bytes) -> bytes | None:
     """``wire`` decoded from ``coding`` (a Content-Encoding value; "" or identity: as it is); None when
     the coding is unknown here or the bytes are not in it."""
@@ -88,8 +92,10 @@ def decode(coding: str, wire: bytes) -> bytes | None:
     for name in reversed(codings):
         if name not in DECODERS:
             return None
+        # Bounded: a small body may decode to gigabytes; past DECODED_LIMIT the rest is not decoded.
+        decoder = zlib.decompressobj(DECODERS[name])
         try:
-            data = zlib.decompress(data, DECODERS[name])
+            data = decoder.decompress(data, DECODED_LIMIT)
         except zlib.error:
             return None
     return data
@@ -322,12 +328,13 @@ def _take_interim(sock: socket.socket) -> int | None:
     if not (peeked.startswith(b"HTTP/1.") and peeked[9:10] == b"1"):
         return None
     seen = b""
-    while not seen.endswith(b"\r\n\r\n"):
+    while not seen.endswith(b"\r\n\r\n") and len(seen) < INTERIM_LIMIT:  # a target may send anything
         byte = sock.recv(1)
         if not byte:
             break
         seen += byte
-    return int(seen[9:12])
+    status = seen[9:12]
+    return int(status) if status.isdigit() else 100
 
 
 def _why(exc: BaseException) -> str:

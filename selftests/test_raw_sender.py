@@ -1,0 +1,87 @@
+"""The HTTP layer's raw sender (``transport/raw.py``) against a hostile peer on loopback: whatever bytes the target
+sends (a malformed interim answer, a body that decodes to far more than it weighs), the answer comes back as
+data or as a one-line TargetProblem, never another exception."""
+
+from __future__ import annotations
+
+import gzip
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from petstore_contract.transport import TargetProblem, Transport
+from petstore_contract.transport.raw import DECODED_LIMIT, RawRequest, RawSender
+from transportkit import options
+
+Peer = tuple[str, list[bytes], threading.Event]
+
+
+@pytest.fixture
+def peer() -> Iterator[tuple[str, list[bytes], threading.Event]]:
+    """A one-connection-at-a-time peer that reads a request head and answers with the bytes queued for it."""
+    answers: list[bytes] = []
+    started = threading.Event()
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(5)
+
+    def serve() -> None:
+        while answers:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                seen = b""
+                while b"\r\n\r\n" not in seen and (piece := conn.recv(4096)):
+                    seen += piece
+                conn.sendall(answers.pop(0))
+
+    thread = threading.Thread(target=lambda: (started.wait(5), serve()), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1", answers, started
+    listener.close()
+    thread.join(timeout=5)
+
+
+def _sender(base_url: str) -> RawSender:
+    return RawSender(Transport(options(base_url, timeout=2.0)).adapter)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a 1xx whose status is no number, then the final answer
+        b"HTTP/1.1 1xy Weird\r\n\r\nHTTP/1.1 401 Unauthorized\r\nContent-Length: 2\r\n\r\n{}",
+        b"HTTP/1.1 100 " + b"x" * 20000,  # an interim head that never ends
+    ],
+)
+def test_a_malformed_interim_answer_is_data_or_one_line(peer: Peer, answer: bytes) -> None:
+    base_url, answers, started = peer
+    answers.append(answer)
+    started.set()
+    sender = _sender(base_url)
+    request = RawRequest("POST", "/pets", (("Content-Type", "application/json"),), b"{}", expect_continue=True)
+    try:
+        got = sender.send(request)
+    except TargetProblem as problem:
+        assert "\n" not in str(problem)
+        return
+    assert got.status == 401, got.status
+
+
+def test_a_body_that_decodes_to_gigabytes_is_decoded_up_to_a_bound(
+    peer: Peer,
+) -> None:
+    base_url, answers, started = peer
+    bomb = gzip.compress(b"0" * (4 * DECODED_LIMIT))
+    answers.append(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+        + f"Content-Length: {len(bomb)}\r\n\r\n".encode()
+        + bomb
+    )
+    started.set()
+    got = _sender(base_url).send(RawRequest("GET", "/pets", (("Accept-Encoding", "gzip"),)))
+    assert got.status == 200 and len(got.body) <= DECODED_LIMIT and len(got.wire) == len(bomb)
