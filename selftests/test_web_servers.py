@@ -35,6 +35,7 @@ EXPECTED = {
     "html-error-pages": {"errors.body"},
     "body-limit-html": {"errors.body"},
     "gzip-forced": {"http.content-coding"},
+    "no-404-page": {"errors.body"},
 }
 TIER_1 = ("", "gzip-forced")
 

@@ -65,6 +65,7 @@ FAULTS = {
     "html-error-pages": "no ErrorDocument: httpd's own HTML pages for what it answers itself",
     "body-limit-html": "LimitRequestBody 1048576: a 413 page of httpd's own before the key is checked",
     "gzip-forced": "gzip for every client, asked or not (force-gzip)",
+    "no-404-page": "no ErrorDocument 404 (the application answers its own): httpd's HTML 404 to an encoded slash",
 }
 
 
@@ -86,9 +87,16 @@ def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
         user=user,
         trace="extended" if fault == "trace-enabled" else "off",
         limit="LimitRequestBody 1048576" if fault == "body-limit-html" else "",
-        error_pages="" if fault in ("html-error-pages", "body-limit-html") else httpd_pages.write_error_pages(folder),
+        error_pages=_error_pages(folder, fault),
         compression=COMPRESSION + ("\nSetEnv force-gzip 1" if fault == "gzip-forced" else ""),
     )
+
+
+def _error_pages(folder: Path, fault: str) -> str:
+    if fault in ("html-error-pages", "body-limit-html"):
+        return ""
+    lines = httpd_pages.write_error_pages(folder).splitlines()
+    return "\n".join(line for line in lines if not (fault == "no-404-page" and line.startswith("ErrorDocument 404 ")))
 
 
 class Apache:
