@@ -19,7 +19,7 @@ import sysconfig
 from pathlib import Path
 from types import ModuleType
 
-import httpd_pages
+import error_pages
 
 HERE = Path(__file__).resolve().parent
 APACHE_MODULES = Path("/usr/lib/apache2/modules")
@@ -207,7 +207,7 @@ def write_apache(folder: Path, port: int, workers: int = APACHE_WORKERS, wrong_l
     conf = folder / "httpd.conf"
     line, instead = WRONG_LINES.get(wrong_line, ("", ""))
     text = (APACHE.replace(line, instead) if line else APACHE).format(
-        error_pages=httpd_pages.write_error_pages(folder),
+        error_pages=error_pages.write_error_pages(folder),
         folder=folder,
         port=port,
         user=f"User {owner[0]}\nGroup {owner[1]}" if owner else "# not root: no User/Group to switch to",

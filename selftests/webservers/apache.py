@@ -8,17 +8,11 @@ from a temporary folder on a loopback port; no system service is touched.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
 from pathlib import Path
 
-import httpd_pages
+from foreground import ForegroundServer, installed, unprivileged
+
+import error_pages
 
 MODULES = "/usr/lib/apache2/modules"
 CONFIG = """
@@ -69,16 +63,9 @@ FAULTS = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
-    user = ""
-    if os.geteuid() == 0:
-        user = "User nobody\nGroup nogroup"
+    owner = unprivileged()
+    user = f"User {owner[0]}\nGroup {owner[1]}" if owner else ""
     return CONFIG.format(
         folder=folder,
         port=port,
@@ -95,72 +82,23 @@ def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
 def _error_pages(folder: Path, fault: str) -> str:
     if fault in ("html-error-pages", "body-limit-html"):
         return ""
-    lines = httpd_pages.write_error_pages(folder).splitlines()
+    lines = error_pages.write_error_pages(folder).splitlines()
     return "\n".join(line for line in lines if not (fault == "no-404-page" and line.startswith("ErrorDocument 404 ")))
 
 
-class Apache:
+class Apache(ForegroundServer):
     """httpd in front of ``upstream`` (a loopback port serving /v1), with one fault or none."""
 
     def __init__(self, upstream: int, fault: str = "") -> None:
-        binary = shutil.which("apache2") or "/usr/sbin/apache2"
-        if not os.access(binary, os.X_OK):
-            raise OSError("apache2 is not installed (Debian: apt-get install apache2)")
-        self.folder = Path(tempfile.mkdtemp(prefix="webservers-apache-"))
-        self.folder.chmod(0o755)
-        self.process: subprocess.Popen[bytes] | None = None
-        for _attempt in range(5):
-            self.port = free_port()
-            conf = self.folder / "httpd.conf"
-            conf.write_text(config(self.folder, self.port, upstream, fault), encoding="utf-8")
-            env = {**os.environ, "APACHE_RUN_DIR": str(self.folder), "APACHE_LOCK_DIR": str(self.folder)}
-            self.process = subprocess.Popen(
-                [binary, "-f", str(conf), "-DFOREGROUND"],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                env=env,
-            )
-            if self._listening():
-                return
-            self.stop(keep_folder=True)
-        log = (
-            (self.folder / "error.log").read_text(errors="replace")[-300:]
-            if (self.folder / "error.log").exists()
-            else ""
+        def write(folder: Path, port: int) -> Path:
+            conf = folder / "httpd.conf"
+            conf.write_text(config(folder, port, upstream, fault), encoding="utf-8")
+            return conf
+
+        super().__init__(
+            "apache2",
+            installed("apache2"),
+            write,
+            lambda conf: ["-f", str(conf), "-DFOREGROUND"],  # SIGTERM: httpd's graceful stop of its children
+            lambda folder: {"APACHE_RUN_DIR": str(folder), "APACHE_LOCK_DIR": str(folder)},
         )
-        self.stop()
-        raise OSError(f"apache2 did not start: {log.strip().splitlines()[-1:] or 'no log'}")
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def _listening(self) -> bool:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                return False
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                return True
-            time.sleep(0.05)
-        return False
-
-    def stop(self, keep_folder: bool = False) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)  # httpd's graceful stop of its children
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
-        if not keep_folder:
-            shutil.rmtree(self.folder, ignore_errors=True)
-
-    def __enter__(self) -> Apache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
