@@ -23,6 +23,7 @@ from petstore_contract.core.records import (
     UNDECIDED,
     VIOLATED,
     ClauseResult,
+    Exchange,
     Finding,
     Note,
     TestRecord,
@@ -35,6 +36,7 @@ from petstore_contract.judging.generated import CATCH_ALL, clause_for, failure_c
 from petstore_contract.judging.verdict import clause_results, decide
 from petstore_contract.plugin.classify import record_of
 from petstore_contract.reporting import view
+from petstore_contract.transport import TargetProblem
 
 # -- Schemathesis findings on clauses ---------------------------------------------------------------
 
@@ -235,3 +237,33 @@ def test_a_walk_that_ended_on_another_clause_conforms_on_the_hops_it_judged() ->
 def test_a_walk_that_ended_before_judging_its_clause_is_undecided_blocked_by_the_violated_one() -> None:
     judged = _ended_on(("stateful.round-trip",), {})
     assert judged == {"read.found": "violated", "stateful.round-trip": "undecided"}
+
+
+# -- an answer that started and never completed: the target's answer, judged --------------------------
+
+
+def _problem(kind: str) -> TargetProblem:
+    exchange = Exchange("POST", "http://127.0.0.1:1/v1/pets", status=401, response_body='{"code": "unau')
+    line = "POST http://127.0.0.1:1/v1/pets: the answer ended before its framing did (chunked, without its last chunk)"
+    return TargetProblem(line, kind=kind, exchange=exchange)
+
+
+@pytest.mark.parametrize(("kind", "outcome"), [("incomplete", VIOLATED), ("target", UNDECIDED)])
+def test_an_answer_cut_short_violates_the_clause_it_was_asked_for(kind: str, outcome: str) -> None:
+    """Inside a judge block and outside one (a generated case's test: its first clause), alike; a problem of
+    any other kind (no answer at all) leaves the clause undecided."""
+    judge = Judge()
+    with judge("auth.missing"):
+        raise _problem(kind)
+    assert judge.outcomes == {"auth.missing": outcome}
+
+    def generated() -> None:
+        raise _problem(kind)
+
+    call = pytest.CallInfo.from_call(generated, "call")
+    record = record_of("t::generated", ("auth.missing", "errors.body"), call, _Report(), None)  # type: ignore[arg-type]
+    assert record.judged["auth.missing"] == outcome
+    if kind == "incomplete":
+        (finding,) = record.findings
+        assert finding.observed.startswith("HTTP 401 that never completed: the answer ended before its framing")
+        assert "RFC 9112 §6.3" in finding.expected and finding.exchange is not None

@@ -152,6 +152,45 @@ def test_trickling_body_meets_the_deadline(make_transport) -> None:
     )
 
 
+# An answer that started and never completed (RFC 9112 §6.3), on a connection the target did not reset: its
+# answer, judged (kind "incomplete"), not the network's.  (head, what of the body is sent, why it is short)
+ERROR_START = b'{"code": "unauthorized", "mes'
+CUT_SHORT = {
+    "fewer-bytes": (
+        {"Content-Length": "1000", "Connection": "close"},
+        [ERROR_START],
+        "the answer ended before its framing did (fewer bytes than its Content-Length)",
+    ),
+    "no-last-chunk": (
+        {"Transfer-Encoding": "chunked", "Connection": "close"},
+        [b"%x\r\n%s\r\n" % (len(ERROR_START), ERROR_START)],
+        "the answer ended before its framing did (chunked, without its last chunk)",
+    ),
+    "stalled": (
+        {"Content-Length": "1000"},  # the connection stays open, nothing more comes
+        [ERROR_START],
+        "answer body stalled: nothing more arrived within the request timeout",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CUT_SHORT))
+def test_an_answer_cut_short_is_the_targets_answer_judged(case: str, make_transport) -> None:
+    head, body, why = CUT_SHORT[case]
+    with PeerServer(lambda seen: (401, {"Content-Type": "application/json", **head}, iter(body))) as peer:
+        transport = make_transport(peer.base_url, timeout=0.5)
+        with pytest.raises(TargetProblem) as caught:
+            transport.request(
+                "POST", "/pets", body=b'{"name": "Rex", "categoryId": 1}', headers={"Authorization": None}
+            )
+    assert caught.value.kind == "incomplete" and one_line(caught.value) == f"POST {peer.base_url}/pets: {why}"
+    exchange = caught.value.exchange
+    assert exchange is not None and exchange.status == 401 and exchange.response_body == ERROR_START.decode()
+    counters = transport.guard.counters()
+    # The target answered: no request went unanswered, the write's outcome is its status's (refused).
+    assert counters["requests"] == 1 and counters["no_answer"] == 0 and counters["unknown_writes"] == 0
+
+
 def test_breaker_opens_after_n_and_then_sends_nothing(make_transport) -> None:
     with PeerServer(lambda seen: None) as peer:  # reads every request, never answers
         transport = make_transport(peer.base_url, trip_after=3)

@@ -18,11 +18,13 @@ from typing import NamedTuple
 
 import pytest
 
+from devtools.launcher import SuiteRun
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 sys.path.insert(0, str(Path(__file__).parent / "webservers"))
 from apache import Apache
+from apache_cgi import ApacheCgi
 from foreground import ForegroundServer, installed
 from lighttpd import Lighttpd
 from nginx import Nginx
@@ -30,13 +32,16 @@ from nginx import Nginx
 
 class Server(NamedTuple):
     binary: str  # its executable (the test is skipped where the package is not installed)
-    start: Callable[[int, str], ForegroundServer]  # (the upstream's port, the fault) -> the server, up
+    # (the upstream's port, the key, the fault) -> the server, up; a server that runs the application itself
+    # (CGI) has no upstream and is given the key
+    start: Callable[[int, str, str], ForegroundServer]
 
 
 SERVERS = {
-    "apache": Server("apache2", Apache),
-    "nginx": Server("nginx", Nginx),
-    "lighttpd": Server("lighttpd", Lighttpd),
+    "apache": Server("apache2", lambda upstream, key, fault: Apache(upstream, fault)),
+    "apache-cgi": Server("apache2", lambda upstream, key, fault: ApacheCgi(key, fault)),
+    "nginx": Server("nginx", lambda upstream, key, fault: Nginx(upstream, fault)),
+    "lighttpd": Server("lighttpd", lambda upstream, key, fault: Lighttpd(upstream, fault)),
 }
 
 
@@ -47,6 +52,10 @@ class Case(NamedTuple):
     violated: frozenset[str]
     tier_1: bool = False
     unseen: str = ""
+    # clauses a run may violate besides ``violated``, each finding there an answer cut short (which refusals
+    # are cut depends on how fast httpd reads the script's answer)
+    cut_short_also: frozenset[str] = frozenset()
+    inconclusive: str = ""  # the reason of a run that cannot be judged, as the run's summary gives it
 
 
 CASES = {
@@ -58,6 +67,24 @@ CASES = {
     ("apache", "body-limit-html"): Case(frozenset({"errors.body"})),
     # Its HTML 404 to an encoded slash (AllowEncodedSlashes Off), a valid request-target.
     ("apache", "no-404-page"): Case(frozenset({"errors.body"})),
+    ("apache-cgi", ""): Case(frozenset(), tier_1=True),
+    # The script answers a refusal without reading the body: httpd's read of its answer fails and the client
+    # gets an answer that never completes (RFC 9112 §6.3, §9.6), on the clause of each refusal so cut: always
+    # the large creates without the key (auth.missing) and the create behind Expect: 100-continue
+    # (http.framing); others as the timing falls (an answer cut before its body: an empty Error body).
+    ("apache-cgi", "no-drain"): Case(
+        frozenset({"auth.missing", "http.framing"}),
+        cut_short_also=frozenset(
+            {"auth.invalid", "auth.challenge", "errors.body", "responses.documented", "http.methods"}
+        ),
+    ),
+    # httpd hands the script no Authorization header: every request is refused 401, which no client can tell
+    # from a wrong key: the run says so, and judges nothing.
+    ("apache-cgi", "no-pass-auth"): Case(
+        frozenset(), inconclusive="the configured key was rejected on every operation"
+    ),
+    # httpd answers TRACE itself with the request echoed, the key in it (message/http).
+    ("apache-cgi", "trace-on"): Case(frozenset({"http.methods"})),
     ("nginx", ""): Case(frozenset(), tier_1=True),
     # No fault: what nginx answers itself to the interface's requests under a 16 MiB limit is only what the
     # document leaves to a web server (400 to %zz and %00, 414 past 8 KiB, 405 to TRACE), any form allowed.
@@ -74,19 +101,16 @@ CASES = {
     ("lighttpd", "html-error-pages"): Case(frozenset({"errors.body", "json.content-type"})),
     # lighttpd's pages for the application's errors: an HTML 401 (no page for it), 405s without Allow.
     ("lighttpd", "error-intercept"): Case(frozenset({"errors.body", "http.methods", "json.content-type"})),
-    ("lighttpd", "deflate-json"): Case(
-        frozenset({"http.content-coding"}),
-        unseen="lighttpd compresses only answers past a minimum size (213 bytes stay identity, 284 go gzip); the "
-        "gzip;q=0 case asks for limit=2, about 140 bytes",
-    ),
+    # lighttpd 1.4.69's mod_deflate compresses for Accept-Encoding: gzip;q=0 (RFC 9110 §12.5.3: not acceptable),
+    # answers past its minimum size only: the coding cases ask for the longest pages.
+    ("lighttpd", "deflate-json"): Case(frozenset({"http.content-coding"})),
 }
 
 
-def _run(server: str, fault: str) -> tuple[str, set[str], str]:
+def _run(server: str, fault: str) -> SuiteRun:
     key = "webserver-" + secrets.token_urlsafe(12)
-    with BackgroundServer(build_app(key)) as reference, SERVERS[server].start(reference.port, fault) as web:
-        run = run_hosted(web.base_url, key, "--contract-profile", "quick")
-        return run.verdict, run.violated(), run.output[-3000:]
+    with BackgroundServer(build_app(key)) as reference, SERVERS[server].start(reference.port, key, fault) as web:
+        return run_hosted(web.base_url, key, "--contract-profile", "quick")
 
 
 def _params() -> list[object]:
@@ -103,9 +127,17 @@ def _params() -> list[object]:
 
 @pytest.mark.parametrize(("server", "fault"), _params())
 def test_web_server_in_front_is_judged_on_the_clause_its_wrong_line_breaks(server: str, fault: str) -> None:
-    verdict, violated, output = _run(server, fault)
-    expected = CASES[server, fault].violated
-    if not expected:
-        assert verdict == "conformant", output
-    else:
-        assert verdict == "not_conformant" and violated == expected, (violated, output)
+    run = _run(server, fault)
+    case, violated, output = CASES[server, fault], run.violated(), run.output[-3000:]
+    if case.inconclusive:
+        assert run.verdict == "inconclusive" and case.inconclusive in run.summary["reason"], output
+        return
+    if not case.violated:
+        assert run.verdict == "conformant", output
+        return
+    assert run.verdict == "not_conformant" and case.violated <= violated, (violated, output)
+    assert violated <= case.violated | case.cut_short_also, (violated, output)
+    for finding in run.findings():
+        if finding["clause"] not in case.violated:
+            cut = "never completed" in finding["observed"] or "an empty body" in finding["observed"]
+            assert cut, finding

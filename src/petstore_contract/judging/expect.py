@@ -40,6 +40,7 @@ from petstore_contract.core.records import (
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
 from petstore_contract.transport import TargetProblem, throttling
+from petstore_contract.transport.problems import INCOMPLETE
 
 SHOWN = 200  # characters of a value quoted in an observation
 
@@ -285,7 +286,12 @@ class Judge:
                 self.outcomes[clause] = UNDECIDED
 
     def unanswered(self, clause: str, problem: TargetProblem) -> None:
-        """A request for ``clause`` the target did not answer: undecided, whatever its other rows decide."""
+        """A request for ``clause`` the target did not answer: undecided, whatever its other rows decide;
+        one whose answer started and never completed: violated (``cut_short``)."""
+        cut = cut_short(problem)
+        if cut is not None:
+            self.violated(cut.finding(clause))
+            return
         kind = BUDGET if problem.kind == BUDGET else TARGET
         self.undecided(Note((clause,), kind, f"the target could not be asked: {problem}"))
 
@@ -293,6 +299,21 @@ class Judge:
         """Raise the test's violations (all of them, each on its clause) once every clause was judged."""
         if self.findings:
             raise Violation(*self.findings)
+
+
+# RFC 9112 §6.3 (a message ends where its framing says) and §9.6 (a server that closes without reading a
+# body does so in a way that lets the client read its answer): what an answer that started owes the client.
+WHOLE = "the whole answer (RFC 9112 §6.3: it ends where its framing says; §9.6: a refusal of an unread body too)"
+
+
+def cut_short(problem: TargetProblem) -> Mismatch | None:
+    """The finding of an answer that started (its status arrived) and never completed: the target answered,
+    not the network (a reset is never one of these: ``transport.adapter``); None for any other problem."""
+    if problem.kind != INCOMPLETE:
+        return None
+    status = problem.exchange.status if problem.exchange is not None else None
+    why = problem.message.split(": ", 1)[-1]
+    return Mismatch(WHOLE, f"HTTP {status} that never completed: {why}", problem.exchange)
 
 
 JUDGE_KEY = pytest.StashKey[Judge]()

@@ -56,10 +56,7 @@ def _observed(answer: RawAnswer) -> str:
 def whole(answer: RawAnswer) -> None:
     """RFC 9112 §6.3: the answer's framing ended as announced (the last chunk, every byte of Content-Length)."""
     if not answer.complete:
-        expected = (
-            "the whole answer (RFC 9112 §6.3, §9.6: a server that refuses a body lets the client read its answer)"
-        )
-        raise Mismatch(expected, f"HTTP {answer.status} that never completed: {answer.problem}", answer.exchange)
+        raise Mismatch(expect.WHOLE, f"HTTP {answer.status} that never completed: {answer.problem}", answer.exchange)
 
 
 def no_redirect(answer: RawAnswer) -> None:

@@ -4,7 +4,8 @@
 - a ``Violation``/``Mismatch``: findings on their clauses (a bare Mismatch or assert on the test's
   first clause); the judge's other clauses keep their own outcome;
 - ``Undecided`` (a skip carrying a note): its clauses undecided with the note's reason;
-- a transport ``TargetProblem``: every clause of the test undecided, the target could not be asked;
+- a transport ``TargetProblem``: every clause of the test undecided, the target could not be asked; but an
+  answer that started and never completed is the target's: a finding on the test's first clause;
 - any other skip (read-only, markers): not selected;
 - anything else is an error of the suite itself: its clauses undecided, never "passed".
 """
@@ -32,7 +33,7 @@ from petstore_contract.core.records import (
     Violation,
     find_error,
 )
-from petstore_contract.judging.expect import Judge
+from petstore_contract.judging.expect import Judge, cut_short
 from petstore_contract.transport import TargetProblem
 
 
@@ -51,7 +52,10 @@ def record_of(
         _passed(record, clauses, judge)
     elif (undecided := find_error(error, Undecided)) is not None:
         _note(record, undecided.note)
-    elif (problem := find_error(error, TargetProblem)) is not None:
+    elif (problem := find_error(error, TargetProblem)) is not None and (cut := cut_short(problem)) is not None:
+        _violated(record, cut.finding(clauses[0] if clauses else "generated.other"))
+        _left_by_violation(record, clauses)
+    elif problem is not None:
         kind = BUDGET if getattr(problem, "kind", TARGET) == BUDGET else TARGET
         _note(record, Note(_all(record, clauses), kind, f"the target could not be asked: {problem}"))
     elif report.skipped:

@@ -59,7 +59,7 @@ from petstore_contract.transport.answers import Answer, build_exchange, parse_re
 from petstore_contract.transport.batch import Batch
 from petstore_contract.transport.guard import BREAKER_FILE, COUNTERS_GLOB, SERVER_ERRORS, RunGuard, merge_counters
 from petstore_contract.transport.options import TransportOptions, is_loopback, origin
-from petstore_contract.transport.problems import TargetProblem, describe, reason
+from petstore_contract.transport.problems import INCOMPLETE, TargetProblem, describe, reason
 
 __all__ = [
     "BREAKER_FILE",
@@ -163,7 +163,8 @@ class Transport:
                     method, url, headers=final, data=body, timeout=self.options.timeout, allow_redirects=False
                 )
             except TargetProblem as exc:
-                exc.exchange = build_exchange(self.redact, method, url, final, body, problem=str(exc))
+                if exc.kind != INCOMPLETE or exc.exchange is None:  # an answer cut short keeps what arrived
+                    exc.exchange = build_exchange(self.redact, method, url, final, body, problem=str(exc))
                 raise
             except requests.exceptions.RequestException as exc:  # e.g. an invalid URL: nothing was sent
                 line = f"{method} {self.redact(url)}: {reason(exc)}"

@@ -23,7 +23,7 @@ from petstore_contract.transport.connections import IDEMPOTENT
 from petstore_contract.transport.guard import RunGuard, cut_timeout, longest_wait
 from petstore_contract.transport.options import TransportOptions, origin
 from petstore_contract.transport.pacing import Pacer, Ticket
-from petstore_contract.transport.problems import BUDGET, TargetProblem, describe, reason
+from petstore_contract.transport.problems import BUDGET, INCOMPLETE, TargetProblem, describe, reason
 
 READ_SIZE = 65536
 MAX_RESENDS = 3
@@ -34,8 +34,37 @@ STALL_FACTOR = 0.5  # an answer slower than this part of the request timeout is 
 # -- the adapter -----------------------------------------------------------------------------------
 
 
+def _reset(exc: BaseException) -> bool:
+    """Whether a read failed on a connection reset (RST: a network's or a gateway's doing as much as the
+    target's) rather than on the target's own end of the answer (FIN) with its framing unfinished."""
+    return any(isinstance(e, ConnectionResetError) or "Connection reset" in str(e) for e in _causes(exc))
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps (requests wraps urllib3's ProtocolError, which holds the OSError in its args)."""
+    found: list[BaseException] = []
+    waiting = [exc]
+    while waiting and len(found) < 16:
+        seen = waiting.pop()
+        if any(seen is e for e in found):
+            continue
+        found.append(seen)
+        waiting += [e for e in (seen.__cause__, seen.__context__, *seen.args) if isinstance(e, BaseException)]
+    return found
+
+
+def _framing(raw: Any) -> str:
+    chunked = getattr(raw, "chunked", False)
+    return "chunked, without its last chunk" if chunked else "fewer bytes than its Content-Length"
+
+
 class _BodyProblem(Exception):
-    pass
+    """Why a body was not read whole; ``cut``: the target's answer ended, or stopped, before its framing did
+    (RFC 9112 §6.3) on a connection it did not reset: an answer it gave, judged as such (``INCOMPLETE``)."""
+
+    def __init__(self, line: str, *, cut: bool = False, partial: bytes = b"") -> None:
+        super().__init__(line)
+        self.cut, self.partial = cut, partial
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,6 +294,8 @@ class GuardedAdapter(HTTPAdapter):
         try:
             body = self._read(streamed, body_seconds)
         except _BodyProblem as exc:
+            if exc.cut:
+                raise self._cut_short(f"{where}: {exc}", request, streamed, exc.partial, (started, clock)) from None
             raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
         took = time.monotonic() - clock
         if took > STALL_FACTOR * wanted:
@@ -306,6 +337,34 @@ class GuardedAdapter(HTTPAdapter):
             return TargetProblem(f"{spent}; {where} was cut short", kind=BUDGET, request=request)
         return TargetProblem(line, request=request)
 
+    def _cut_short(
+        self,
+        line: str,
+        request: requests.PreparedRequest,
+        streamed: requests.Response,
+        partial: bytes,
+        sent: tuple[float, float],
+    ) -> TargetProblem:
+        """An answer whose head arrived and whose body never completed: the target answered (the breaker is
+        not moved, the write's outcome is its status's), incompletely; the judge places it on its clause."""
+        raw = streamed.raw
+        pairs = list(raw.headers.items())
+        self._observe(request, sent, status=raw.status, reason=raw.reason or "", headers=tuple(pairs), problem=line)
+        self.guard.answered()
+        body = request.body if isinstance(request.body, bytes | str) else None
+        exchange = build_exchange(
+            self.redact,
+            request.method or "GET",
+            request.url or "",
+            request.headers,
+            body,
+            status=raw.status,
+            response_headers=pairs,
+            response_body=partial,
+            problem=line,
+        )
+        return TargetProblem(line, kind=INCOMPLETE, request=request, exchange=exchange)
+
     def _note_lost(self, where: str, line: str) -> None:
         """The transport events of a request that was sent and got no usable answer."""
         if where.split(" ", 1)[0] not in IDEMPOTENT:
@@ -340,8 +399,13 @@ class GuardedAdapter(HTTPAdapter):
         except _BodyProblem:
             raise
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+            partial = b"".join(chunks)
             if isinstance(exc, urllib3.exceptions.ReadTimeoutError | TimeoutError):
-                raise _BodyProblem("answer body stalled: nothing more arrived within the request timeout") from None
+                stalled = "answer body stalled: nothing more arrived within the request timeout"
+                raise _BodyProblem(stalled, cut=True, partial=partial) from None
+            if not _reset(exc):  # the target closed its end with the framing unfinished
+                ended = f"the answer ended before its framing did ({_framing(raw)})"
+                raise _BodyProblem(ended, cut=True, partial=partial) from None
             raise _BodyProblem(f"connection broke mid-body ({reason(exc)})") from None
         finally:
             if complete:

@@ -10,6 +10,9 @@ import requests
 from petstore_contract.core import records as record
 
 TARGET, BUDGET = "target", "budget"
+# An answer that started (its status and headers arrived) and never completed (RFC 9112 §6.3): the
+# target's answer, judged on the clause of the request (``judging.expect.Judge.unanswered``).
+INCOMPLETE = "incomplete"
 _TLS_EOF = (
     "the target closed the connection during the TLS handshake "
     "(does it require a client certificate? --contract-client-cert)"
