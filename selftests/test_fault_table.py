@@ -282,6 +282,7 @@ CASES: dict[str, Callable[[Api], bool]] = {
     "http_chunked_refused": lambda api: (
         api.request("POST", "/pets", data=iter([b'{"name": "x", "categoryId": 1}'])).status_code == 400
     ),
+    "http_refusal_cut_short": lambda api: _cut_short(api, "POST", "/pets", b'{"name": "x", "categoryId": 1}'),
     "router_404_text_before_auth": lambda api: api.get("/pets/abc", key=None).text.startswith("404:"),
     "accept_406_html": lambda api: "html" in api.get(headers={"Accept": "text/html"}).text,
     # Odd input
@@ -353,6 +354,22 @@ def _raw_status(api: Api, target: str) -> int:
     try:
         connection.request("GET", where.path + target, headers={"Authorization": f"Bearer {KEY}"})
         return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def _cut_short(api: Api, method: str, target: str, body: bytes) -> bool:
+    """Whether a request without the key gets an answer that starts (its status) and never completes."""
+    where = urlsplit(api.base_url)
+    connection = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=5)
+    try:
+        connection.request(method, where.path + target, body=body, headers={"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        try:
+            answer.read()
+        except http.client.IncompleteRead:
+            return True
+        return False
     finally:
         connection.close()
 

@@ -99,6 +99,27 @@ class ChunkedRefused(_Layer):
         return True
 
 
+class RefusalCutShort(_Layer):
+    """A refusal that never completes: a create without the key answered 401 by a script that does not read
+    the body (a CGI under Apache httpd: its answer breaks off), here its Error body cut short of its
+    ``Content-Length``, then the connection closed (RFC 9112 §6.3: an incomplete message)."""
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        keyless = not any(k.lower() == b"authorization" for k, _ in scope["headers"])
+        if scope["method"] != "POST" or not keyless:
+            return False
+        body = json.dumps({"code": "unauthorized", "message": "API key missing", "status": 401}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"www-authenticate", b"Bearer"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        await send({"type": "http.response.start", "status": 401, "headers": headers})
+        # Half the body, then the answer ends: the server closes the connection with its framing unfinished.
+        await send({"type": "http.response.body", "body": body[: len(body) // 2], "more_body": True})
+        raise ConnectionAbortedError("the script's answer broke off")
+
+
 @fault("http_trace_echo")
 class HttpTraceEcho(PetStore):
     layer = TraceEcho
@@ -117,3 +138,8 @@ class HttpDotSegmentsRedirected(PetStore):
 @fault("http_chunked_refused")
 class HttpChunkedRefused(PetStore):
     layer = ChunkedRefused
+
+
+@fault("http_refusal_cut_short")
+class HttpRefusalCutShort(PetStore):
+    layer = RefusalCutShort

@@ -82,8 +82,10 @@ class Oracle:
         # plumbing: the transport follows it within the target's origin (and the answer it leads to is
         # judged) or refuses to (the request is then unanswered: the key stays with the target).  A redirect
         # of a request the document describes is that operation's answer, and no 3xx is in its table.
+        # An answer that never completed (``problem`` beside its status) is judged once, on the clause of the
+        # request that got it (``expect.cut_short``): its body is not all there to be judged here.
         redirected = seen.status in REDIRECTS and _location(seen)
-        if seen.status is None or (redirected and not _described(seen)):
+        if seen.status is None or seen.problem or (redirected and not _described(seen)):
             with self._lock:
                 self.unanswered += 1
             return

@@ -72,8 +72,9 @@ class Observed:
     """One request as it went out on the wire and what came back, for the adapter's ``watchers``.
 
     Raw: not redacted (a watcher that keeps it redacts it, e.g. ``har.Recorder``).  ``status`` None:
-    no answer, ``problem`` says why.  Times: ``started`` epoch seconds, ``wait`` until the answer's
-    headers (or the failure), ``receive`` reading the body.
+    no answer, ``problem`` says why; a status and a ``problem``: an answer that never completed.  Times:
+    ``started`` epoch seconds, ``wait`` until the answer's headers (or the failure), ``receive`` reading
+    the body.
     """
 
     request: requests.PreparedRequest

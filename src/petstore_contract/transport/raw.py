@@ -153,7 +153,9 @@ class RawSender:
         decoded = decode(coding, wire) if coding else wire
         body = decoded if decoded is not None else wire
         shown = [(k, v) for k, v in pairs if not (decoded is not None and coding and k.lower() == "content-encoding")]
-        self._observe(prepared, started, clock, status=status, reason=reason, headers=tuple(shown), body=body)
+        self._observe(
+            prepared, started, clock, status=status, reason=reason, headers=tuple(shown), body=body, problem=problem
+        )
         exchange = build_exchange(
             self.redact,
             raw.method,
