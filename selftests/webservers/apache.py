@@ -15,7 +15,9 @@ from foreground import ForegroundServer, installed, unprivileged
 import error_pages
 
 MODULES = "/usr/lib/apache2/modules"
-CONFIG = """
+# What every httpd configuration here starts with: the server on its port, its user, the event MPM and the
+# modules every one loads, then ``{more_modules}``; the vendor's lines for what httpd answers itself.
+BASE = """
 ServerRoot {folder}
 PidFile {folder}/httpd.pid
 ErrorLog {folder}/error.log
@@ -27,24 +29,25 @@ LoadModule mpm_event_module {modules}/mod_mpm_event.so
 LoadModule authz_core_module {modules}/mod_authz_core.so
 LoadModule mime_module {modules}/mod_mime.so
 LoadModule alias_module {modules}/mod_alias.so
-LoadModule proxy_module {modules}/mod_proxy.so
-LoadModule proxy_http_module {modules}/mod_proxy_http.so
-LoadModule deflate_module {modules}/mod_deflate.so
-LoadModule filter_module {modules}/mod_filter.so
 LoadModule headers_module {modules}/mod_headers.so
 LoadModule env_module {modules}/mod_env.so
+{more_modules}
 TypesConfig /dev/null
 AddType application/json .json
 ServerTokens Prod
 TraceEnable {trace}
 # httpd's own 405 (TRACE off) names no Allow; RFC 9110 §15.5.6 asks for one: the compliant config adds it.
 Header always setifempty Allow "GET, HEAD, POST" "expr=%{{REQUEST_STATUS}} == 405"
-{limit}
 {error_pages}
 Alias /errors/ {folder}/errors/
 <Directory {folder}/errors>
     Require all granted
 </Directory>
+"""
+CONFIG = (
+    BASE
+    + """
+{limit}
 # httpd passes Expect: 100-continue on and fails (500) when the application answers without reading the
 # body (a 401 before the body, as §5.3 asks): a compliant deployment answers the Expect itself.
 Proxy100Continue Off
@@ -52,6 +55,8 @@ ProxyPass /v1 http://127.0.0.1:{upstream}/v1
 ProxyPassReverse /v1 http://127.0.0.1:{upstream}/v1
 {compression}
 """
+)
+PROXY_MODULES = ("proxy", "proxy_http", "deflate", "filter")
 # Compression as vendors turn it on: for JSON, only when the client asks (mod_deflate honours Accept-Encoding).
 COMPRESSION = "AddOutputFilterByType DEFLATE application/json"
 # One line a vendor could leave, each: what it changes in the compliant config.
@@ -71,12 +76,17 @@ def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
         port=port,
         upstream=upstream,
         modules=MODULES,
+        more_modules=load_modules(*PROXY_MODULES),
         user=user,
         trace="extended" if fault == "trace-enabled" else "off",
         limit="LimitRequestBody 1048576" if fault == "body-limit-html" else "",
         error_pages=_error_pages(folder, fault),
         compression=COMPRESSION + ("\nSetEnv force-gzip 1" if fault == "gzip-forced" else ""),
     )
+
+
+def load_modules(*names: str) -> str:
+    return "\n".join(f"LoadModule {name}_module {MODULES}/mod_{name}.so" for name in names)
 
 
 def _error_pages(folder: Path, fault: str) -> str:

@@ -13,37 +13,15 @@ import os
 import sys
 from pathlib import Path
 
-from apache import MODULES
+from apache import BASE, MODULES, load_modules
 from foreground import ForegroundServer, installed, unprivileged
 
 import error_pages
 
 HERE = Path(__file__).resolve().parent
-CONFIG = """
-ServerRoot {folder}
-PidFile {folder}/httpd.pid
-ErrorLog {folder}/error.log
-LogLevel warn
-Listen 127.0.0.1:{port}
-ServerName 127.0.0.1
-{user}
-LoadModule mpm_event_module {modules}/mod_mpm_event.so
-LoadModule authz_core_module {modules}/mod_authz_core.so
-LoadModule mime_module {modules}/mod_mime.so
-LoadModule alias_module {modules}/mod_alias.so
-LoadModule cgid_module {modules}/mod_cgid.so
-LoadModule env_module {modules}/mod_env.so
-LoadModule headers_module {modules}/mod_headers.so
-TypesConfig /dev/null
-AddType application/json .json
-ServerTokens Prod
-TraceEnable {trace}
-Header always setifempty Allow "GET, HEAD, POST" "expr=%{{REQUEST_STATUS}} == 405"
-{error_pages}
-Alias /errors/ {folder}/errors/
-<Directory {folder}/errors>
-    Require all granted
-</Directory>
+CONFIG = (
+    BASE
+    + """
 ScriptSock {folder}/cgid.sock
 ScriptAlias /v1 {folder}/cgi/petstore.cgi
 <Directory {folder}/cgi>
@@ -54,6 +32,7 @@ ScriptAlias /v1 {folder}/cgi/petstore.cgi
     SetEnv PETSTORE_CGI_DRAIN {drain}
 </Directory>
 """
+)
 # The script httpd runs: the Pet Store module of this folder (the standard library is all it imports), in the
 # system's interpreter: httpd's user may not reach this process's (a virtual environment under /root).
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -86,6 +65,7 @@ def config(folder: Path, port: int, key: str, fault: str = "") -> str:
         folder=folder,
         port=port,
         modules=MODULES,
+        more_modules=load_modules("cgid"),
         user=f"User {owner[0]}\nGroup {owner[1]}" if owner else "",
         key=key,
         trace="on" if fault == "trace-on" else "off",
