@@ -85,3 +85,22 @@ def test_a_body_that_decodes_to_gigabytes_is_decoded_up_to_a_bound(
     started.set()
     got = _sender(base_url).send(RawRequest("GET", "/pets", (("Accept-Encoding", "gzip"),)))
     assert got.status == 200 and len(got.body) <= DECODED_LIMIT and len(got.wire) == len(bomb)
+
+
+@pytest.mark.parametrize(
+    ("answer", "complete", "why"),
+    [
+        # past the run's --contract-max-body-bytes: the run's limit, not the target's unfinished answer
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 3000\r\n\r\n" + b" " * 3000, True, "the body exceeds 1000 bytes"),
+        # fewer bytes than announced, then the target's close: an answer it left unfinished
+        (b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 300\r\n\r\n{}", False, "the answer ended before its framing"),
+    ],
+    ids=["capped-by-the-run", "cut-short-by-the-target"],
+)
+def test_only_the_target_leaves_an_answer_incomplete(peer: Peer, answer: bytes, complete: bool, why: str) -> None:
+    base_url, answers, started = peer
+    answers.append(answer)
+    started.set()
+    sender = RawSender(Transport(options(base_url, timeout=2.0, max_body_bytes=1000)).adapter)
+    got = sender.send(RawRequest("GET", "/pets", ()))
+    assert got.complete is complete and got.problem.startswith(why), got.problem

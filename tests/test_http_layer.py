@@ -189,6 +189,12 @@ def test_a_body_comes_in_a_coding_the_client_accepted(http_answers: Any, run: Ru
     _judge(http_answers, run, judge, key)
 
 
+@pytest.mark.clause("http.content-coding.refused")
+@pytest.mark.parametrize("key", _params("http.content-coding.refused"))
+def test_a_coding_refused_by_its_qvalue_is_not_used(http_answers: Any, run: Run, judge: Judge, key: str) -> None:
+    _judge(http_answers, run, judge, key)
+
+
 @pytest.mark.clause("http.framing")
 @pytest.mark.parametrize("key", _params("http.framing"))
 def test_a_body_in_another_framing_is_refused_whole(http_answers: Any, run: Run, judge: Judge, key: str) -> None:

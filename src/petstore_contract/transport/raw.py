@@ -70,8 +70,8 @@ class RawAnswer:
     headers: CaseInsensitiveDict[str]
     wire: bytes
     body: bytes
-    complete: bool
-    problem: str  # why the answer is not complete ("" when it is)
+    complete: bool  # the target's framing ended as announced (or the run's own limits stopped the reading)
+    problem: str  # why the body is not all here ("" when it is)
     interim: tuple[int, ...]  # 1xx answers before it (100 Continue)
     exchange: record.Exchange
 
@@ -80,6 +80,9 @@ class RawAnswer:
         return self.body.decode("utf-8", errors="replace")
 
 
+# A body the run stopped reading (``--contract-max-body-bytes``, the body's time limit): the run's limit,
+# not an answer the target left unfinished.
+OUR_LIMITS = ("the body exceeds", "the body was still arriving")
 DECODED_LIMIT = 16 * 1024 * 1024  # bytes of a decoded body kept (judged answers are far smaller)
 INTERIM_LIMIT = 8192  # bytes of a 1xx answer's head read before the final answer
 
@@ -172,7 +175,7 @@ class RawSender:
             CaseInsensitiveDict(dict(pairs)),
             wire,
             body,
-            not problem,
+            not problem or problem.startswith(OUR_LIMITS),
             problem,
             interim,
             _with_coding(exchange, headers, self.redact),
