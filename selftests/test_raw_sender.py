@@ -104,3 +104,18 @@ def test_only_the_target_leaves_an_answer_incomplete(peer: Peer, answer: bytes, 
     sender = RawSender(Transport(options(base_url, timeout=2.0, max_body_bytes=1000)).adapter)
     got = sender.send(RawRequest("GET", "/pets", ()))
     assert got.complete is complete and got.problem.startswith(why), got.problem
+
+
+def test_a_throttling_answer_is_waited_out_and_the_request_sent_again(peer: Peer) -> None:
+    """A 429 (RFC 6585 §4: the request was not processed) is the target pacing the run, as for every other
+    request: waited out as its Retry-After says, then sent again; the answer after it is the one judged."""
+    base_url, answers, started = peer
+    answers += [
+        b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\nContent-Length: 0\r\n\r\n",
+        b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+    ]
+    started.set()
+    transport = Transport(options(base_url, timeout=2.0))
+    got = RawSender(transport.adapter).send(RawRequest("POST", "/pets", (), b"{}"))
+    counters = transport.guard.counters()
+    assert (got.status, counters["throttled"], counters["requests"]) == (401, 1, 2)

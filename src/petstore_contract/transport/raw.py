@@ -33,8 +33,8 @@ import requests
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core import records as record
-from petstore_contract.transport.adapter import BODY_TIME_FACTOR, READ_SIZE, GuardedAdapter, Observed
-from petstore_contract.transport.answers import build_exchange
+from petstore_contract.transport.adapter import BODY_TIME_FACTOR, MAX_RESENDS, READ_SIZE, GuardedAdapter, Observed
+from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
 from petstore_contract.transport.guard import RunGuard
 from petstore_contract.transport.options import origin
 from petstore_contract.transport.problems import BUDGET, TargetProblem
@@ -122,7 +122,37 @@ class RawSender:
 
     def send(self, raw: RawRequest, *, no_answer_is_an_answer: bool = False) -> RawAnswer:
         """The answer (complete or not); TargetProblem when none started (``no_answer_is_an_answer``: a
-        request a web server may drop, an invalid request-target: it does not count against the target)."""
+        request a web server may drop, an invalid request-target: it does not count against the target).
+
+        A throttling answer (a 429, a 503 with ``Retry-After``: the request was not processed) is waited
+        out and the request sent again, as the adapter does for every other request (``MAX_RESENDS``, within
+        the budget); the last answer is returned, and judged as throttled if it still is."""
+        resends = 0
+        while True:
+            answer, ticket = self._send_once(raw, no_answer_is_an_answer)
+            wait = self._throttle_wait(answer)
+            if wait is None or resends >= MAX_RESENDS:
+                self.adapter.pacer.answered(ticket)
+                return answer
+            self.adapter.pacer.throttled(ticket, wait)
+            self.guard.count_throttled(wait)
+            resends += 1
+            if self.adapter.closing.wait(wait):
+                return answer
+
+    def _throttle_wait(self, answer: RawAnswer) -> float | None:
+        """Seconds to wait before sending again, or None: not throttled, or the wait would outlive the budget."""
+        after = answer.headers.get("retry-after")
+        if not throttling(answer.status, after):
+            return None
+        wait = parse_retry_after(after)
+        if wait is None:
+            return None
+        wait = min(wait, self.options.retry_after_cap)
+        left = self.guard.seconds_left()
+        return None if left is not None and wait >= left else wait
+
+    def _send_once(self, raw: RawRequest, no_answer_is_an_answer: bool) -> tuple[RawAnswer, Any]:
         url = self.url(raw.target)
         where = f"{raw.method} {self.redact(url)}"
         if origin(url) != self.adapter.origin or not raw.target.startswith("/"):
@@ -150,7 +180,6 @@ class RawSender:
                 kind=BUDGET if spent else "target",
                 exchange=_with_coding(exchange, headers, self.redact),
             ) from None
-        self.adapter.pacer.answered(ticket)
         self.guard.answered()
         coding = dict((k.lower(), v) for k, v in pairs).get("content-encoding", "")
         decoded = decode(coding, wire) if coding else wire
@@ -170,7 +199,7 @@ class RawSender:
             response_body=body,
             problem=problem,
         )
-        return RawAnswer(
+        answer = RawAnswer(
             status,
             CaseInsensitiveDict(dict(pairs)),
             wire,
@@ -180,6 +209,7 @@ class RawSender:
             interim,
             _with_coding(exchange, headers, self.redact),
         )
+        return answer, ticket
 
     def _slot(self) -> Any:
         while (ticket := self.adapter.pacer.acquire(self.guard.seconds_left())) is None:
