@@ -8,11 +8,14 @@ import gzip
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import fields
 
 import pytest
+from requests.structures import CaseInsensitiveDict
 
+from petstore_contract.core.records import Exchange
 from petstore_contract.transport import TargetProblem, Transport
-from petstore_contract.transport.raw import DECODED_LIMIT, RawRequest, RawSender
+from petstore_contract.transport.raw import DECODED_LIMIT, RawAnswer, RawRequest, RawSender
 from transportkit import options
 
 Peer = tuple[str, list[bytes], threading.Event]
@@ -119,3 +122,23 @@ def test_a_throttling_answer_is_waited_out_and_the_request_sent_again(peer: Peer
     got = RawSender(transport.adapter).send(RawRequest("POST", "/pets", (), b"{}"))
     counters = transport.guard.counters()
     assert (got.status, counters["throttled"], counters["requests"]) == (401, 1, 2)
+
+
+def test_an_answer_shared_between_the_runs_processes_keeps_every_field() -> None:
+    """The HTTP layer's answers are sent once a run and shared as data (``tests/test_http_layer.py``): an
+    answer the run stopped reading at its own limit stays complete on the other side, as on this one."""
+    from tests.test_http_layer import _data, _row
+
+    answer = RawAnswer(
+        200,
+        CaseInsensitiveDict({"Content-Type": "application/json"}),
+        b"[]",
+        b"[]",
+        True,
+        "the body exceeds 1000 bytes (--contract-max-body-bytes); stopped reading",
+        (100,),
+        Exchange("GET", "http://127.0.0.1:1/v1/pets?limit=100", status=200),
+    )
+    back = _row(_data(answer))
+    assert isinstance(back, RawAnswer)
+    assert [getattr(back, f.name) for f in fields(RawAnswer)] == [getattr(answer, f.name) for f in fields(RawAnswer)]

@@ -101,11 +101,17 @@ def _send(sender: RawSender, run: Run, case: Case) -> dict[str, Any]:
     except TargetProblem as problem:
         exchange = problem.exchange.to_dict() if problem.exchange is not None else None
         return {"unanswered": problem.message, "kind": problem.kind, "exchange": exchange}
+    return _data(answer)
+
+
+def _data(answer: RawAnswer) -> dict[str, Any]:
+    """An answer as plain data, for the run's processes to share (``_row`` reads it back, whole)."""
     return {
         "status": answer.status,
         "headers": list(answer.headers.items()),
         "wire": base64.b64encode(answer.wire).decode(),
         "body": base64.b64encode(answer.body).decode(),
+        "complete": answer.complete,
         "problem": answer.problem,
         "interim": list(answer.interim),
         "exchange": answer.exchange.to_dict(),
@@ -121,7 +127,7 @@ def _row(data: dict[str, Any]) -> RawAnswer | TargetProblem:
         CaseInsensitiveDict(dict(data["headers"])),
         base64.b64decode(data["wire"]),
         base64.b64decode(data["body"]),
-        not data["problem"],
+        data["complete"],
         data["problem"],
         tuple(data["interim"]),
         Exchange.from_dict(data["exchange"]),
