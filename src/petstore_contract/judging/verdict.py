@@ -239,6 +239,11 @@ def _conformant_reason(rows: list[ClauseResult]) -> str:
     moot = [r for r in conform if r.notes and _kinds(r) == {rec.NOT_APPLICABLE}]
     if moot:
         parts.append(f"{len(moot)} of them not applicable (the target sent nothing they apply to): {_ids(moot)}")
+    warned = [r for r in selected if r.outcome == rec.VIOLATED and r.level != "MUST"]
+    if warned:  # a SHOULD not met: a warning the gate passes over, named where the verdict is read
+        parts.append(
+            f"{len(warned)} SHOULD clause{'s' if len(warned) != 1 else ''} not met (a warning): {_ids(warned)}"
+        )
     return "; ".join(parts)
 
 

@@ -8,6 +8,9 @@
   answer that started and never completed is the target's: a finding on the test's first clause;
 - any other skip (read-only, markers): not selected;
 - anything else is an error of the suite itself: its clauses undecided, never "passed".
+
+A test whose only violations are of SHOULD clauses (``warned_only``) is a warning, never a failed test:
+the plugin reports it passed, the warning in its report's sections and in the run's last lines.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from petstore_contract.core.records import (
     Violation,
     find_error,
 )
+from petstore_contract.interface.clauses import registry
 from petstore_contract.judging.expect import Judge, cut_short
 from petstore_contract.transport import TargetProblem
 
@@ -128,6 +132,18 @@ def _overall(record: TestRecord) -> str:
         if outcome in outcomes:
             return outcome
     return NOT_SELECTED if record.outcome == NOT_SELECTED else CONFORMS
+
+
+def warned_only(record: TestRecord) -> bool:
+    """The test decided every clause it judged and broke only SHOULD clauses (RFC 2119: a warning)."""
+    clauses = registry()
+    violated = [cid for cid, outcome in record.judged.items() if outcome == VIOLATED]
+    decided = all(outcome in (CONFORMS, VIOLATED) for outcome in record.judged.values())
+    broken = {*violated, *(f.clause for f in record.findings)}
+    return bool(violated) and decided and all(cid in clauses and clauses[cid].level != "MUST" for cid in broken)
+
+
+WARNING_SECTION = "petstore warning (SHOULD: not a failed gate)"
 
 
 class FailureRepr:
