@@ -111,8 +111,9 @@ def server_errors_record(exchanges: list[Exchange], records: Iterable[TestRecord
     if not findings:
         return None
     clauses = tuple(dict.fromkeys(f.clause for f in findings))
-    record = TestRecord(SERVER_ERRORS_TEST, clauses, rec.VIOLATED, dict.fromkeys(clauses, rec.VIOLATED), findings)
-    return record
+    examined = {cid: sum(1 for f in findings if f.clause == cid) for cid in clauses}  # each 5xx: one exchange judged
+    outcomes = dict.fromkeys(clauses, rec.VIOLATED)
+    return TestRecord(SERVER_ERRORS_TEST, clauses, rec.VIOLATED, outcomes, findings, examined=examined)
 
 
 def _request_line(exchange: Exchange) -> tuple[str, str, int | None]:

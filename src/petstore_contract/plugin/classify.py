@@ -105,8 +105,9 @@ def _note(record: TestRecord, note: Note) -> None:
 
 
 def _violated(record: TestRecord, finding: Finding) -> None:
-    if finding not in record.findings:  # the judge's own findings come back in its Violation
+    if finding not in record.findings:  # the judge's own findings come back in its Violation (counted there)
         record.findings.append(finding)
+        record.examined[finding.clause] = record.examined.get(finding.clause, 0) + 1  # a finding judged an exchange
     record.judged[finding.clause] = VIOLATED
 
 
