@@ -262,13 +262,14 @@ def fold(findings: list[Finding]) -> list[Folded]:
     return sorted(groups.values(), key=lambda g: (plainness(g.finding), -g.count))
 
 
-def plainness(finding: Finding) -> tuple[bool, bool, int]:
-    """How plainly a finding's exchange shows its clause broken, plainest least: a request of set-up or a
-    targeted test before a generated one (a drawn case holds whatever Hypothesis drew), printable ASCII
-    before other characters, then the shorter request (method, URL and body)."""
+def plainness(finding: Finding) -> tuple[bool, bool, bool, int]:
+    """How plainly a finding's exchange shows its clause broken, plainest least: one with a request to
+    replay, a request of set-up or a targeted test before a generated one (a drawn case holds whatever
+    Hypothesis drew), printable ASCII before other characters, then the shorter request (method, URL, body)."""
     exchange = finding.exchange
     request = f"{exchange.method} {exchange.url} {exchange.request_body or ''}" if exchange else ""
-    return finding.source == "generated", not (request.isascii() and request.isprintable()), len(request)
+    plain = request.isascii() and request.isprintable()
+    return exchange is None, finding.source == "generated", not plain, len(request)
 
 
 def finding_line(finding: Finding, limit: int = LINE) -> str:
