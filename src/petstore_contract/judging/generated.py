@@ -352,7 +352,7 @@ def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> l
     method, url = (exchange.method, exchange.url) if exchange is not None else ("", "")
     code, title = str(failure.code), str(failure.title)
     expected = failure_words.expected(code, method, url, status, title)
-    observed = failure_words.observed(code, status, exchange.response_body if exchange else "", title, failure.message)
+    observed = failure_words.observed(code, status, title, failure.message)
     kind = Kind.SCHEMATHESIS.expectation(failure_label(failure))
     return [Finding(clause, expected, observed, exchange, source="generated", expectation=kind)]
 

@@ -38,6 +38,7 @@ from petstore_contract.core.records import (
 )
 from petstore_contract.interface.clauses import registry
 from petstore_contract.judging.expect import Judge, cut_short
+from petstore_contract.reporting.view import story_order
 from petstore_contract.transport import TargetProblem
 
 
@@ -173,8 +174,9 @@ class _Crash:
 
 def failure_text(record: TestRecord, key_variable: str = "") -> str:
     """First line: the clause and the broken expectation (JUnit's message); then the evidence."""
-    lines = [f.summary() for f in record.findings] or [record.detail]
-    for finding in record.findings[:3]:
+    findings = story_order(record.findings)  # the broken sentence first, shown plainly
+    lines = [f.summary() for f in findings] or [record.detail]
+    for finding in findings[:3]:
         if finding.exchange is not None:
             exchange = finding.exchange
             lines += [

@@ -64,7 +64,7 @@ def rewrite(path: Path, result: RunResult, *, family: str = "xunit1", strict: bo
             if record is not None:
                 _undecided_skipped(suite, case, record)
                 _warning_note(case, record, strict, result.key_variable)
-            _asked_again(case, record.findings if record is not None else [])
+            _asked_again(case, view.story_order(record.findings) if record is not None else [])
             clauses = _ensure_clause_properties(case, clauses_of.get(_address_of(case), ()))
             if strict:
                 _strict(case, clauses)
@@ -148,13 +148,14 @@ def _warning_note(case: ET.Element, record: TestRecord, strict: bool, key: str) 
     evidence go in ``<system-out>`` (and, in xunit1, a ``warning`` property), never a failure."""
     if record.outcome != VIOLATED or any(e.tag in OUTCOME_TAGS for e in case):
         return
-    line = junit_cases.warning_line(view.finding_line(record.findings[0])) if record.findings else ""
+    findings = view.story_order(record.findings)
+    line = junit_cases.warning_line(view.finding_line(findings[0])) if findings else ""
     out = case.find("system-out")
     if not line or (out is not None and line in (out.text or "")):
         return  # no finding, or a second rewrite
-    exchange = record.findings[0].exchange
+    exchange = findings[0].exchange
     replay = ["", "replay: " + exchange.curl(key)] if exchange is not None else []
-    body = "\n".join([line, *(f"- {view.finding_line(f)}" for f in record.findings[1:ASKED_SHOWN]), *replay])
+    body = "\n".join([line, *(f"- {view.finding_line(f)}" for f in findings[1:ASKED_SHOWN]), *replay])
     if out is None:
         out = ET.SubElement(case, "system-out")
     out.text = _xml_text(f"{body}\n{out.text}" if out.text else body)

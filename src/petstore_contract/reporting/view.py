@@ -262,6 +262,18 @@ def fold(findings: list[Finding]) -> list[Folded]:
     return sorted(groups.values(), key=lambda g: (plainness(g.finding), -g.count))
 
 
+def story_order(findings: list[Finding]) -> list[Finding]:
+    """A test's findings as its failure tells them: the most directly broken clause first, each clause's
+    plainest exchange first (the order of every report's violated clauses and first examples)."""
+    clauses = registry()
+
+    def rank(finding: Finding) -> int:
+        known = clauses.get(finding.clause)
+        return known.directness if known is not None else 1
+
+    return sorted(findings, key=lambda f: (rank(f), plainness(f)))
+
+
 def plainness(finding: Finding) -> tuple[bool, bool, bool, int]:
     """How plainly a finding's exchange shows its clause broken, plainest least: one with a request to
     replay, a request of set-up or a targeted test before a generated one (a drawn case holds whatever
