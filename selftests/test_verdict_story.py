@@ -127,6 +127,9 @@ def test_the_broken_sentence_first_shown_plainly(story: tuple[str, SuiteRun]) ->
         pytest.skip("the single-sentence fault's")
     violated = [c["id"] for c in run.summary["clauses"] if c["outcome"] == "violated"]
     assert "create.created" in violated
+    # A violated clause was judged: each finding is an exchange judged for it (pytest-html's "Exchanges judged").
+    judged = {c["id"]: c["exchanges"] for c in run.summary["clauses"] if c["outcome"] == "violated"}
+    assert all(count >= 1 for count in judged.values()), judged
     parser = _Sections()
     parser.feed(run.reports["report.html"])
     assert parser.ids and parser.ids[0] == "create.created", parser.ids
