@@ -180,7 +180,12 @@ def decide(
 ) -> RunResult:
     """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted;
     ``cause``: what the run saw behind its violations (a store that forgot its animals), said beside them."""
-    violated = [r for r in rows if r.outcome == rec.VIOLATED and r.level == "MUST"]
+    # The most directly broken first, as every report lists them (Clause.directness; registry order within).
+    clauses = registry()
+    violated = sorted(
+        (r for r in rows if r.outcome == rec.VIOLATED and r.level == "MUST"),
+        key=lambda r: clauses[r.id].directness if r.id in clauses else 1,
+    )
     unsure = [r for r in rows if blocking(r)]
     if violated:
         verdict = rec.NOT_CONFORMANT
