@@ -2,7 +2,9 @@
 
 pytest's junitxml puts a failed test's whole text in ``<failure message=...>``; CI front ends show
 that attribute as a title.  ``rewrite`` keeps the first line there (the plugin makes it
-``<clause>: expected ...; observed ... (METHOD URL)``) and the full text in the element's body, adds
+``<clause>: expected ...; observed ... (METHOD URL)``) and the full text in the element's body; a test
+that broke only SHOULD clauses (pytest passed it) gets its warning in ``<system-out>``, a test that decided
+nothing (undecided, no finding) that pytest failed becomes ``<skipped>`` with its reason; it adds
 one testcase per selected clause and one for the verdict (``junit_cases``: the exit code and the
 test view agree, whichever test or set-up exchange found a violation), and adds the run's facts,
 ``verdict`` and ``verdict_reason`` as suite properties.  It uses only the public ``--junitxml``
