@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import reportdata
-from petstore_contract.core.records import RunResult
+from petstore_contract.core.records import TARGET, UNDECIDED, VIOLATED, Finding, Note, RunResult, TestRecord
 from petstore_contract.reporting import junit, junit_cases, verdict_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -306,3 +306,48 @@ def test_a_waived_clause_is_skipped_and_the_passing_gate_passes(junit_file: Path
     skipped = _cases(path)[row.id].find("skipped")
     assert skipped is not None and skipped.get("message", "").startswith("waived: ")
     assert [e.tag for e in _cases(path)["verdict"]] == ["system-out"]
+
+
+def test_a_should_warning_passes_and_an_undecided_test_is_skipped(junit_file: Path, tmp_path: Path) -> None:
+    """A test whose only finding is on a SHOULD clause passes with its warning in ``<system-out>`` (and, in
+    xunit1, a ``warning`` property); its clause's testcase passes with the note; a test that decided nothing
+    (undecided, no finding) that pytest failed is a skip with its reason; the counters follow."""
+    path = tmp_path / "junit.xml"
+    path.write_bytes(junit_file.read_bytes())
+    result = _tiny_result()
+    should = Finding("auth.challenge.quiet", "no error= parameter", 'Bearer error="invalid_token"')
+    result.records = [
+        TestRecord("test_tiny.py::test_passes", ("auth.challenge.quiet",), VIOLATED, {}, [should]),
+        TestRecord(
+            "test_tiny.py::test_errors",
+            ("list.shape",),
+            UNDECIDED,
+            notes=[Note(("list.shape",), TARGET, "the target could not be asked: connection refused")],
+        ),
+    ]
+    row = next(c for c in result.clauses if c.level == "SHOULD")
+    row.outcome, row.findings = VIOLATED, [should]
+    junit.rewrite(path, result)
+    cases = _cases(path)
+    warned = cases["test_passes"]
+    assert warned.find("failure") is None and warned.find("skipped") is None
+    assert (warned.findtext("system-out") or "").startswith("warning (SHOULD, not a failed gate): auth.challenge.quiet")
+    assert any(p.get("name") == "warning" for p in warned.iter("property"))
+    clause_case = next(
+        c
+        for c in ET.parse(path).getroot().iter("testcase")
+        if c.get("name") == row.id and c.get("classname") == junit_cases.CLAUSES_CLASS
+    )
+    assert not [e for e in clause_case if e.tag in ("failure", "error", "skipped")]
+    assert (clause_case.findtext("system-out") or "").startswith("warning (SHOULD")
+    skipped = cases["test_errors"]
+    assert skipped.find("error") is None and skipped.find("failure") is None
+    mark = skipped.find("skipped")
+    assert mark is not None and mark.get("message") == "undecided: the target could not be asked: connection refused"
+    suite = ET.parse(path).getroot().find("testsuite")
+    assert suite is not None
+    testcases = list(suite.iter("testcase"))
+    assert int(suite.get("errors", "0")) == sum(1 for c in testcases if c.find("error") is not None)
+    assert int(suite.get("skipped", "0")) == sum(1 for c in testcases if c.find("skipped") is not None)
+    junit.rewrite(path, result)  # a second rewrite adds nothing
+    assert (_cases(path)["test_passes"].findtext("system-out") or "").count("warning (SHOULD") == 1

@@ -11,6 +11,7 @@ they are faults of §7 ("All error responses use the Error body"), registered in
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import dataclass
@@ -42,6 +43,10 @@ class Front:
     # document's own path redirected), or without one while the router redirects the other spelling
     # (``from-slash``: /pets/ answered 308 to /pets, compliant: a path the document does not describe).
     redirect: Literal["to-slash", "from-slash"] | None = None
+    # Compression in the web server in front that looks for the word gzip in Accept-Encoding and not at its
+    # qvalue (lighttpd's mod_deflate, Mojolicious' renderer): gzip;q=0 gets gzip too.  RFC 9110 §12.5.3's
+    # SHOULD ("not acceptable"), not a MUST: a warning, never a failed gate; identity stays identity.
+    gzip_by_word: bool = False
 
 
 # The compliant variants with a front (their Variant in ``variants.py`` is the reference's knobs).
@@ -53,6 +58,7 @@ FRONTED: dict[str, Front] = {
     "router-404-before-auth": Front(path=404),
     "router-400-before-auth": Front(path=400),
     "slash-redirect": Front(redirect="from-slash"),
+    "gzip-by-word": Front(gzip_by_word=True),
 }
 
 
@@ -78,12 +84,38 @@ class FrontLayer:
                     scope["raw_path"] = bytes(scope["raw_path"]).rstrip(b"/")
         status = self.refusal(scope) if scope["type"] == "http" else None
         if status is None:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self.compressing(scope, send))
             return
         body, media = self.page(status)
         headers = [(b"content-type", media.encode()), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+    def compressing(self, scope: dict[str, Any], send: Any) -> Any:
+        """``send``, or one that gzips the answer when the request's Accept-Encoding names gzip (any qvalue)."""
+        asked = b"".join(v for k, v in scope.get("headers", ()) if k.lower() == b"accept-encoding").lower()
+        if scope["type"] != "http" or not self.front.gzip_by_word or b"gzip" not in asked:
+            return send
+        start: dict[str, Any] = {}
+        parts: list[bytes] = []
+
+        async def collect(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+                return
+            parts.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            body = b"".join(parts)
+            headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+            if body:
+                body = gzip.compress(body)
+                headers += [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding")]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": body if scope["method"] != "HEAD" else b""})
+
+        return collect
 
     def redirected(self, scope: dict[str, Any]) -> str | None:
         """Where the front's slash redirect sends this request (None: not redirected)."""

@@ -193,6 +193,11 @@ VARIANTS: dict[str, Variant] = {
             name="router-400-before-auth",
             summary="its router answers a path that names nothing 400 with an Error body before any key is read",
         ),
+        Variant(
+            name="gzip-by-word",
+            summary="its web server gzips an answer whenever Accept-Encoding names gzip, gzip;q=0 too (lighttpd's "
+            "mod_deflate): RFC 9110 §12.5.3's SHOULD not met, a warning (fronts.FRONTED)",
+        ),
     )
 }
 

@@ -20,6 +20,15 @@ class Clause:
     undecided_ok: tuple[str, ...] = ()  # reasons it may stay undecided without blocking the verdict
     blocked_by: tuple[str, ...] = ()  # a violation of one of these leaves this one undecided, blocked by it
     operation: str = ""  # the operationId (spec/openapi.yaml) whose success answer this clause judges
+    catch_all: bool = False  # a clause findings land on when no more specific clause holds them
+
+    @property
+    def directness(self) -> int:
+        """How directly a fault that breaks this clause and others breaks it (reports list the violated
+        clauses in this order): 0 the clause of an operation's own documented answer (``operation``), 1 a
+        specific rule, 2 a catch-all (``catch-all``: any answer's status and body, the generated tests'
+        findings no table places)."""
+        return 0 if self.operation else 2 if self.catch_all else 1
 
     @property
     def source(self) -> str:

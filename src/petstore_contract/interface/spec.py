@@ -143,6 +143,11 @@ def _responses(operation: str) -> dict[str, Any]:
     return next((responses for oid, responses in _operations().values() if oid == operation), {})
 
 
+def statuses(operation: str) -> list[str]:
+    """The statuses the operation's Responses table lists, in the document's order ("201", "400", "401")."""
+    return [str(key) for key in _responses(operation)]
+
+
 def documented(operation: str, status: int) -> bool:
     """The OpenAPI document lists ``status`` for ``operation`` (exactly, as a range like 4XX, or a default)."""
     keys = {str(key).upper() for key in _responses(operation)}

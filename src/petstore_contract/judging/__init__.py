@@ -16,7 +16,8 @@ The modules (docs/architecture.md gives the judging model they make up):
 - ``refusals``: every refused create held against every animal the run sees
   (``create.reject.nothing-created``);
 - ``generated`` and ``custom_checks``: Schemathesis' wiring, the suite's own checks of generated
-  answers, and the table that places each failure on a clause;
+  answers, and the table that places each failure on a clause; ``failure_words``: each failure said in
+  the document's words (what its Responses table lists, the answer's status), never a check's name;
 - ``headers``: total readers of header values (sf-dates, HTTP dates, challenges, media types);
 - ``store``: page arithmetic and the complete-view proof, pure functions;
 - ``coverage``: what the run exercised, per request the answer meant and the answer got;

@@ -39,6 +39,7 @@ from petstore_contract.interface.clauses import CATCH_ALL, success_clause
 from petstore_contract.interface.document import STATUSES
 from petstore_contract.interface.silence import Placed, classify
 from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown
+from petstore_contract.judging import failure_words
 from petstore_contract.judging.checks import clause_of
 from petstore_contract.judging.coverage import new_pet
 
@@ -346,11 +347,14 @@ def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> l
     origin = getattr(failure, "exception", None)  # a custom check's own exception (Schemathesis keeps it)
     if isinstance(origin, Violation):
         return [replace(f, exchange=exchange, source="generated") for f in origin.findings]
-    observed = " ".join(f"{failure.title}. {failure.message}".split())
-    label = failure_label(failure)
-    expected = f"Schemathesis' {label} check to hold"
-    kind = Kind.SCHEMATHESIS.expectation(label)
-    return [Finding(clause, expected, cut(observed, 500), exchange, source="generated", expectation=kind)]
+    # In the document's words (``failure_words``); the check's name only in the expectation (the signature).
+    status = exchange.status if exchange is not None else None
+    method, url = (exchange.method, exchange.url) if exchange is not None else ("", "")
+    code, title = str(failure.code), str(failure.title)
+    expected = failure_words.expected(code, method, url, status, title)
+    observed = failure_words.observed(code, status, title, failure.message)
+    kind = Kind.SCHEMATHESIS.expectation(failure_label(failure))
+    return [Finding(clause, expected, observed, exchange, source="generated", expectation=kind)]
 
 
 def failure_label(failure: Any) -> str:

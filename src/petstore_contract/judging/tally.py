@@ -53,7 +53,8 @@ def unreported(findings: list[Finding], records: list[TestRecord]) -> TestRecord
     if not kept:
         return None
     clauses = tuple(dict.fromkeys(f.clause for f in kept))
-    return TestRecord(TEST, clauses, VIOLATED, dict.fromkeys(clauses, VIOLATED), kept)
+    examined = {cid: sum(1 for f in kept if f.clause == cid) for cid in clauses}  # each finding judged an exchange
+    return TestRecord(TEST, clauses, VIOLATED, dict.fromkeys(clauses, VIOLATED), kept, examined=examined)
 
 
 def _bare(exchange: Exchange) -> bool:

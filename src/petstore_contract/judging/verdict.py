@@ -111,8 +111,9 @@ def server_errors_record(exchanges: list[Exchange], records: Iterable[TestRecord
     if not findings:
         return None
     clauses = tuple(dict.fromkeys(f.clause for f in findings))
-    record = TestRecord(SERVER_ERRORS_TEST, clauses, rec.VIOLATED, dict.fromkeys(clauses, rec.VIOLATED), findings)
-    return record
+    examined = {cid: sum(1 for f in findings if f.clause == cid) for cid in clauses}  # each 5xx: one exchange judged
+    outcomes = dict.fromkeys(clauses, rec.VIOLATED)
+    return TestRecord(SERVER_ERRORS_TEST, clauses, rec.VIOLATED, outcomes, findings, examined=examined)
 
 
 def _request_line(exchange: Exchange) -> tuple[str, str, int | None]:
@@ -179,7 +180,12 @@ def decide(
 ) -> RunResult:
     """The verdict and its one-line reason; ``problems``: unreachable, key rejected, budget spent, interrupted;
     ``cause``: what the run saw behind its violations (a store that forgot its animals), said beside them."""
-    violated = [r for r in rows if r.outcome == rec.VIOLATED and r.level == "MUST"]
+    # The most directly broken first, as every report lists them (Clause.directness; registry order within).
+    clauses = registry()
+    violated = sorted(
+        (r for r in rows if r.outcome == rec.VIOLATED and r.level == "MUST"),
+        key=lambda r: clauses[r.id].directness if r.id in clauses else 1,
+    )
     unsure = [r for r in rows if blocking(r)]
     if violated:
         verdict = rec.NOT_CONFORMANT
@@ -239,6 +245,11 @@ def _conformant_reason(rows: list[ClauseResult]) -> str:
     moot = [r for r in conform if r.notes and _kinds(r) == {rec.NOT_APPLICABLE}]
     if moot:
         parts.append(f"{len(moot)} of them not applicable (the target sent nothing they apply to): {_ids(moot)}")
+    warned = [r for r in selected if r.outcome == rec.VIOLATED and r.level != "MUST"]
+    if warned:  # a SHOULD not met: a warning the gate passes over, named where the verdict is read
+        parts.append(
+            f"{len(warned)} SHOULD clause{'s' if len(warned) != 1 else ''} not met (a warning): {_ids(warned)}"
+        )
     return "; ".join(parts)
 
 

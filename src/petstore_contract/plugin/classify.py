@@ -8,6 +8,9 @@
   answer that started and never completed is the target's: a finding on the test's first clause;
 - any other skip (read-only, markers): not selected;
 - anything else is an error of the suite itself: its clauses undecided, never "passed".
+
+A test whose only violations are of SHOULD clauses (``warned_only``) is a warning, never a failed test:
+the plugin reports it passed, the warning in its report's sections and in the run's last lines.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from petstore_contract.core.records import (
     Violation,
     find_error,
 )
+from petstore_contract.interface.clauses import registry
 from petstore_contract.judging.expect import Judge, cut_short
+from petstore_contract.reporting.view import story_order
 from petstore_contract.transport import TargetProblem
 
 
@@ -101,8 +106,9 @@ def _note(record: TestRecord, note: Note) -> None:
 
 
 def _violated(record: TestRecord, finding: Finding) -> None:
-    if finding not in record.findings:  # the judge's own findings come back in its Violation
+    if finding not in record.findings:  # the judge's own findings come back in its Violation (counted there)
         record.findings.append(finding)
+        record.examined[finding.clause] = record.examined.get(finding.clause, 0) + 1  # a finding judged an exchange
     record.judged[finding.clause] = VIOLATED
 
 
@@ -128,6 +134,18 @@ def _overall(record: TestRecord) -> str:
         if outcome in outcomes:
             return outcome
     return NOT_SELECTED if record.outcome == NOT_SELECTED else CONFORMS
+
+
+def warned_only(record: TestRecord) -> bool:
+    """The test decided every clause it judged and broke only SHOULD clauses (RFC 2119: a warning)."""
+    clauses = registry()
+    violated = [cid for cid, outcome in record.judged.items() if outcome == VIOLATED]
+    decided = all(outcome in (CONFORMS, VIOLATED) for outcome in record.judged.values())
+    broken = {*violated, *(f.clause for f in record.findings)}
+    return bool(violated) and decided and all(cid in clauses and clauses[cid].level != "MUST" for cid in broken)
+
+
+WARNING_SECTION = "petstore warning (SHOULD: not a failed gate)"
 
 
 class FailureRepr:
@@ -156,8 +174,9 @@ class _Crash:
 
 def failure_text(record: TestRecord, key_variable: str = "") -> str:
     """First line: the clause and the broken expectation (JUnit's message); then the evidence."""
-    lines = [f.summary() for f in record.findings] or [record.detail]
-    for finding in record.findings[:3]:
+    findings = story_order(record.findings)  # the broken sentence first, shown plainly
+    lines = [f.summary() for f in findings] or [record.detail]
+    for finding in findings[:3]:
         if finding.exchange is not None:
             exchange = finding.exchange
             lines += [

@@ -27,7 +27,7 @@ from petstore_contract.core.records import BUDGET, undecided
 from petstore_contract.interface.clauses import registry
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.judging.expect import JUDGE_KEY, judge_of
-from petstore_contract.plugin.classify import FailureRepr, failure_text, record_of
+from petstore_contract.plugin.classify import WARNING_SECTION, FailureRepr, failure_text, record_of, warned_only
 from petstore_contract.plugin.finish import RECORD_ATTR, Finish
 from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reporting import outputs
@@ -179,7 +179,11 @@ class ContractSession:
             return report  # another project's test in the same session keeps pytest's report
         record = record_of(item.nodeid, tuple(clause_ids(item)), call, report, item.stash.get(JUDGE_KEY, None))
         setattr(report, RECORD_ATTR, record.to_dict())
-        if report.failed:
+        if report.failed and warned_only(record):
+            # Only SHOULD clauses broken: a warning, so pytest's count, -x and --maxfail agree with the verdict.
+            report.outcome, report.longrepr = "passed", None
+            report.sections.append((WARNING_SECTION, self.run.redact(failure_text(record, self.run.settings.key_env))))
+        elif report.failed:
             # pytest types longrepr as its own classes; FailureRepr offers the same reading interface.
             report.longrepr = cast(Any, FailureRepr(self.run.redact(failure_text(record, self.run.settings.key_env))))
         elif report.skipped and isinstance(report.longrepr, tuple):

@@ -2,7 +2,9 @@
 
 pytest's junitxml puts a failed test's whole text in ``<failure message=...>``; CI front ends show
 that attribute as a title.  ``rewrite`` keeps the first line there (the plugin makes it
-``<clause>: expected ...; observed ... (METHOD URL)``) and the full text in the element's body, adds
+``<clause>: expected ...; observed ... (METHOD URL)``) and the full text in the element's body; a test
+that broke only SHOULD clauses (pytest passed it) gets its warning in ``<system-out>``, a test that decided
+nothing (undecided, no finding) that pytest failed becomes ``<skipped>`` with its reason; it adds
 one testcase per selected clause and one for the verdict (``junit_cases``: the exit code and the
 test view agree, whichever test or set-up exchange found a violation), and adds the run's facts,
 ``verdict`` and ``verdict_reason`` as suite properties.  It uses only the public ``--junitxml``
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from petstore_contract.core import atomic
-from petstore_contract.core.records import REPEAT_WORDS, Finding, RunResult, cut
+from petstore_contract.core.records import REPEAT_WORDS, UNDECIDED, VIOLATED, Finding, RunResult, TestRecord, cut
 from petstore_contract.reporting import junit_cases, view
 
 MESSAGE_LIMIT = 1_000  # a one-line message longer than this is cut (the body keeps it whole)
@@ -54,13 +56,17 @@ def rewrite(path: Path, result: RunResult, *, family: str = "xunit1", strict: bo
     root = tree.getroot()
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
     clauses_of = _clauses_by_address(result)
-    findings_of = {address(record.nodeid): record.findings for record in result.records if record.findings}
+    records_of = {address(record.nodeid): record for record in result.records}
     for suite in suites:
         for case in suite.iter("testcase"):
             if case.get("classname") in junit_cases.OURS:
                 continue  # the suite's own testcases (a second rewrite): written whole below
+            record = records_of.get(_address_of(case))
             _one_line_messages(case)
-            _asked_again(case, findings_of.get(_address_of(case), []))
+            if record is not None:
+                _undecided_skipped(suite, case, record)
+                _warning_note(case, record, strict, result.key_variable)
+            _asked_again(case, view.story_order(record.findings) if record is not None else [])
             clauses = _ensure_clause_properties(case, clauses_of.get(_address_of(case), ()))
             if strict:
                 _strict(case, clauses)
@@ -119,6 +125,48 @@ def _one_line_messages(case: ET.Element) -> None:
             body = f"{message}\n\n{body}" if body.strip() else message
         element.text = _xml_text(body)
         element.set("message", _xml_text(cut(first, MESSAGE_LIMIT)))
+
+
+def _undecided_skipped(suite: ET.Element, case: ET.Element, record: TestRecord) -> None:
+    """A test that decided nothing against the target (its clauses undecided, no finding) is skipped with
+    its reason, never a failure or an error: nothing was judged broken."""
+    failed = [e for e in case if e.tag in ("failure", "error")]
+    if not failed or record.outcome != UNDECIDED or record.findings:
+        return
+    reasons = [note.reason for note in record.notes] or [record.detail or "undecided"]
+    junit_cases.count(suite, case, -1)
+    for element in failed:
+        case.remove(element)
+    body = "\n".join([*reasons, "", *(e.text or "" for e in failed)]).strip()
+    skipped = ET.SubElement(
+        case, "skipped", type=UNDECIDED, message=_xml_text(cut(f"undecided: {reasons[0]}", MESSAGE_LIMIT))
+    )
+    skipped.text = _xml_text(body)
+    junit_cases.count(suite, case, +1)
+
+
+def _warning_note(case: ET.Element, record: TestRecord, strict: bool, key: str) -> None:
+    """A test that broke only SHOULD clauses passed (``plugin.classify.warned_only``): its warning and
+    evidence go in ``<system-out>`` (and, in xunit1, a ``warning`` property), never a failure."""
+    if record.outcome != VIOLATED or any(e.tag in OUTCOME_TAGS for e in case):
+        return
+    findings = view.story_order(record.findings)
+    line = junit_cases.warning_line(view.finding_line(findings[0])) if findings else ""
+    out = case.find("system-out")
+    if not line or (out is not None and line in (out.text or "")):
+        return  # no finding, or a second rewrite
+    exchange = findings[0].exchange
+    replay = ["", "replay: " + exchange.curl(key)] if exchange is not None else []
+    body = "\n".join([line, *(f"- {view.finding_line(f)}" for f in findings[1:ASKED_SHOWN]), *replay])
+    if out is None:
+        out = ET.SubElement(case, "system-out")
+    out.text = _xml_text(f"{body}\n{out.text}" if out.text else body)
+    if not strict:
+        properties = case.find("properties")
+        if properties is None:
+            properties = ET.Element("properties")
+            case.insert(0, properties)
+        ET.SubElement(properties, "property", name="warning", value=_xml_text(cut(line, MESSAGE_LIMIT)))
 
 
 def _asked_again(case: ET.Element, findings: list[Finding]) -> None:

@@ -7,9 +7,10 @@ These testcases make the view say what the exit code says:
 
 - ``petstore_contract.clauses`` / ``<clause id>``: a violated MUST clause is a ``<failure>`` whose
   message quotes the clause's sentence and its first finding, whichever test or set-up exchange made
-  it; a violated SHOULD clause (a warning, never a failed gate), an undecided clause and a clause whose
-  every finding a waiver covers are ``<skipped>`` with the reason; a conforming clause passes.  A clause
-  not selected gets no testcase (it was not tested).
+  it; a violated SHOULD clause (a warning, never a failed gate) passes, the warning and its evidence in
+  its ``<system-out>``; an undecided clause and a clause whose every finding a waiver covers are
+  ``<skipped>`` with the reason; a conforming clause passes.  A clause not selected gets no testcase (it
+  was not tested).
 - ``petstore_contract`` / ``verdict``: passes when the run exits 0; a ``<failure>`` when it exits 1
   (not conformant, or a waiver expired); an ``<error>`` when it exits 6 (inconclusive).  An error, not a
   skip: exit 6 fails the CI job, and many test views hide skipped tests or show them green.
@@ -38,11 +39,11 @@ def replace_cases(suite: ET.Element, result: RunResult, text: Callable[[str], st
     """The suite's testcases of the clauses and the verdict (a second rewrite replaces, never adds),
     and the suite's counters (``tests``, ``failures``, ``errors``, ``skipped``) kept true."""
     for case in [c for c in suite.findall("testcase") if c.get("classname") in OURS]:
-        _count(suite, case, -1)
+        count(suite, case, -1)
         suite.remove(case)
     for case in [*clause_cases(result, text, limit), verdict_case(result, text, limit)]:
         suite.append(case)
-        _count(suite, case, +1)
+        count(suite, case, +1)
 
 
 def clause_cases(result: RunResult, text: Callable[[str], str], limit: int) -> list[ET.Element]:
@@ -79,9 +80,8 @@ def _clause_case(row: ClauseResult, waived: bool, text: Callable[[str], str], li
             _outcome(case, "skipped", "waived", text(cut(f"waived: {message}", limit)), text(body))
         elif row.level == "MUST":
             _outcome(case, "failure", VIOLATED, text(cut(message, limit)), text(body))
-        else:  # a SHOULD clause: a warning in every output, never a failed gate
-            warned = f"{row.level} clause violated (a warning, not a failed gate): {message}"
-            _outcome(case, "skipped", "warning", text(cut(warned, limit)), text(body))
+        else:  # a SHOULD clause: a warning in every output, never a failed gate: a passed test with its note
+            _out(case, text(f"{warning_line(message)}\n\n{body}"))
     elif row.outcome == UNDECIDED:
         why = view.why(row, limit)
         body = "\n".join(part for part in (sentence, tests, why) if part)
@@ -89,6 +89,11 @@ def _clause_case(row: ClauseResult, waived: bool, text: Callable[[str], str], li
     elif row.outcome == CONFORMS:
         _out(case, text("\n".join(part for part in (sentence, view.why(row, limit)) if part)))
     return case
+
+
+def warning_line(message: str) -> str:
+    """A SHOULD clause's finding as the note of a passed testcase (``<system-out>``)."""
+    return f"warning (SHOULD, not a failed gate): {' '.join(message.split())}"
 
 
 def _findings(row: ClauseResult, key: str) -> list[str]:
@@ -124,7 +129,7 @@ def _out(case: ET.Element, body: str) -> None:
     ET.SubElement(case, "system-out").text = body
 
 
-def _count(suite: ET.Element, case: ET.Element, step: int) -> None:
+def count(suite: ET.Element, case: ET.Element, step: int) -> None:
     names = ["tests", *(COUNTED[child.tag] for child in case if child.tag in COUNTED)]
     for name in names:
         try:

@@ -22,7 +22,7 @@ from pytest_metadata.plugin import metadata_key
 
 from petstore_contract.core.records import CONFORMS, UNDECIDED, VIOLATED, Finding, RunResult, TestRecord, cut
 from petstore_contract.interface.clauses import registry
-from petstore_contract.reporting.view import first_line, verdict_line, violated_must
+from petstore_contract.reporting.view import first_line, story_order, verdict_line, violated_must
 
 FACTS = (  # Environment table row -> the run's fact
     ("Contract target", "target"),
@@ -143,7 +143,7 @@ def _matrix(result: RunResult) -> str:
 
 
 def _evidence(record: TestRecord, quotes: dict[str, str], key: str) -> str:
-    parts = [_finding(f, quotes.get(f.clause, ""), key) for f in record.findings[:SHOWN]]
+    parts = [_finding(f, quotes.get(f.clause, ""), key) for f in story_order(record.findings)[:SHOWN]]
     hidden = len(record.findings) - SHOWN
     if hidden > 0:
         parts.append(f"<p>{hidden} more findings of this test: report.html and summary.json have every one.</p>")

@@ -40,6 +40,7 @@ from petstore_contract.core.records import (
     RunResult,
     cut,
 )
+from petstore_contract.interface.clauses import registry
 from petstore_contract.reporting.facts import COUNTED_FACTS, FACT_LABELS
 
 VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INCONCLUSIVE: "Inconclusive"}
@@ -153,8 +154,14 @@ def by_outcome(result: RunResult, outcome: str, level: str | None = None) -> lis
 
 
 def violated_must(result: RunResult) -> list[ClauseResult]:
-    """The clauses that broke the gate, most findings first (stable, so registry order breaks ties)."""
-    return sorted(by_outcome(result, VIOLATED, "MUST"), key=lambda c: -len(c.findings))
+    """The clauses that broke the gate, the most directly broken first (``Clause.directness``: the clause of
+    an operation's own documented answer, a specific rule, a catch-all); registry order within each."""
+    return sorted(by_outcome(result, VIOLATED, "MUST"), key=directness)
+
+
+def directness(clause: ClauseResult) -> int:
+    known = registry().get(clause.id)
+    return known.directness if known is not None else 1
 
 
 def violated_should(result: RunResult) -> list[ClauseResult]:
@@ -239,17 +246,42 @@ class Folded:
 
 
 def fold(findings: list[Finding]) -> list[Folded]:
-    """Identical findings folded into one, the most frequent first, then in the order seen."""
+    """Identical findings folded into one, each shown by its plainest exchange (``plainness``), the plainest
+    group first, then the most frequent, then in the order seen."""
     groups: dict[tuple[str, str, str], Folded] = {}
     for finding in findings:
         group = groups.get(finding.fold_key())
         if group is None:
             group = groups[finding.fold_key()] = Folded(finding, 0)
+        elif plainness(finding) < plainness(group.finding):
+            group.finding = finding
         group.count += 1
         group.repeats[finding.repeat] += 1
         if finding.test and finding.test not in group.tests:
             group.tests.append(finding.test)
-    return sorted(groups.values(), key=lambda g: -g.count)
+    return sorted(groups.values(), key=lambda g: (plainness(g.finding), -g.count))
+
+
+def story_order(findings: list[Finding]) -> list[Finding]:
+    """A test's findings as its failure tells them: the most directly broken clause first, each clause's
+    plainest exchange first (the order of every report's violated clauses and first examples)."""
+    clauses = registry()
+
+    def rank(finding: Finding) -> int:
+        known = clauses.get(finding.clause)
+        return known.directness if known is not None else 1
+
+    return sorted(findings, key=lambda f: (rank(f), plainness(f)))
+
+
+def plainness(finding: Finding) -> tuple[bool, bool, bool, int]:
+    """How plainly a finding's exchange shows its clause broken, plainest least: one with a request to
+    replay, a request of set-up or a targeted test before a generated one (a drawn case holds whatever
+    Hypothesis drew), printable ASCII before other characters, then the shorter request (method, URL, body)."""
+    exchange = finding.exchange
+    request = f"{exchange.method} {exchange.url} {exchange.request_body or ''}" if exchange else ""
+    plain = request.isascii() and request.isprintable()
+    return exchange is None, finding.source == "generated", not plain, len(request)
 
 
 def finding_line(finding: Finding, limit: int = LINE) -> str:
