@@ -111,10 +111,27 @@ def test_installed_wheel_runs_the_suite_from_an_empty_directory(wheel_env: Path,
     reports = empty / "my reports"
     with _reference(wheel_env, empty) as base_url:
         done = _installed_run(wheel_env, empty, base_url, reports)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+        summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
+        # The report's "Run it again" line, pasted into a shell in the same directory, runs the wheel's
+        # suite with the same seed (one test of it here: the line runs, and asks what the run asked).
+        again = subprocess.run(
+            ["sh", "-c", f"{summary['replay']} -k test_orders --contract-report-dir=again"],
+            cwd=empty,
+            env=_clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert again.returncode == 0, summary["replay"] + "\n" + again.stdout[-3000:] + again.stderr[-2000:]
     assert summary["verdict"] == "conformant"
     assert summary["tests"]["tests"] > 200
+    assert f"--base-url {base_url} --contract-profile quick --contract-seed 20301205" in summary["replay"]
+    assert json.loads((empty / "again" / "summary.json").read_text(encoding="utf-8"))["replay"] == summary["replay"]
+    # A guest that leaves nothing: no warning of its own, only the reports in the user's directory (no
+    # .hypothesis/: Hypothesis' caches go to the run's own temporary directory).
+    assert "warnings summary" not in done.stdout and "Warning" not in done.stdout + done.stderr, done.stdout[-3000:]
+    assert sorted(p.name for p in empty.iterdir()) == ["again", "my reports"]
     location = subprocess.check_output(
         [str(wheel_env), "-c", "import petstore_contract; print(petstore_contract.__file__)"], text=True
     )

@@ -151,28 +151,31 @@ def add_to(parser: pytest.Parser) -> None:
 
 
 def unknown_option_line(parser: pytest.Parser, args: Sequence[str]) -> str:
-    """The one-line usage error for an option nobody declared that looks like one of the suite's (a typo),
-    naming the option probably meant; "" where pytest's own message is the right one.
+    """The one-line usage error for an option nobody declared that is meant as one of the suite's (a
+    typo), naming the option probably meant; "" where pytest's own message is the right one.
 
     Called once every plugin and initial conftest has declared its options, so that a project's own
-    option is never taken for a typo.  Only an option in the suite's namespace (``--contract-...``) or
-    close to one of its names is answered here."""
+    option is never taken for a typo.  Only a name in the suite's namespace (``--contract-...``, its
+    prefix mistyped included) or one close to ``--base-url`` is answered here; any other, the unprefixed
+    names of before issue 26 among them, stays pytest's ``unrecognized arguments``."""
     try:
         _, unknown = parser.parse_known_and_unknown_args(list(args))
     except pytest.UsageError:  # a bad value: pytest says which, as before
         return ""
-    names = [*FLAG.values(), "--base-url"]
     for arg in unknown:
         name = arg.split("=", 1)[0]
-        if not name.startswith("--"):
-            continue
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
-        if close:
+        if difflib.get_close_matches(name, ["--base-url"], cutoff=0.8):
             return (
-                f"unknown option {name}; did you mean {close[0]}? (petstore-contract --help lists the suite's options)"
+                f"unknown option {name}; did you mean --base-url? (petstore-contract --help lists the suite's options)"
             )
-        if name.startswith(PREFIX):
-            return f"unknown option {name}; petstore-contract --help lists the suite's options"
+        head = name.removeprefix("--").split("-", 1)[0]
+        if not name.startswith("--") or not difflib.get_close_matches(head, ["contract"], cutoff=0.75):
+            continue
+        # the rest of the name against the rest of each option's (the shared prefix would make any close)
+        rest = {flag.removeprefix(PREFIX): flag for flag in FLAG.values()}
+        close = difflib.get_close_matches(name.removeprefix("--").partition("-")[2], rest, n=1, cutoff=0.7)
+        meant = f"; did you mean {rest[close[0]]}?" if close else ""
+        return f"unknown option {name}{meant} (petstore-contract --help lists the suite's options)"
     return ""
 
 
