@@ -90,28 +90,19 @@ def test_the_editable_install_runs_the_suite_from_another_directory(tmp_path: Pa
 
 def test_help_puts_the_suites_options_first(tmp_path: Path) -> None:
     """``--help`` begins with what a first-time user needs: the suite's options, the key's variable, the
-    named targets (none here: how to declare one) and examples; pytest's own help follows."""
+    named targets a run reads (the checkout's, in an editable install, from any directory) and examples;
+    pytest's own help follows.  The wheel's, with no targets or a project's own: ``test_wheel.py``."""
     done = cli("--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     suite, _, pytest_help = done.stdout.partition("pytest's own options follow")
     assert "positional arguments" not in suite and "positional arguments" in pytest_help
     for needed in ("PETSTORE_API_KEY", "--base-url URL", "--contract-target NAME", "--contract-seed SEED"):
         assert needed in suite, needed
-    assert f"named targets (--contract-target NAME): none in {tmp_path / 'pyproject.toml'}" in suite
-    assert "[tool.petstore_contract.targets.staging]" in suite
+    assert f"named targets (--contract-target NAME), from {ROOT / 'pyproject.toml'}:" in suite
+    assert "  staging: https://staging.petstore.example/v1 (key in PETSTORE_STAGING_API_KEY, read-write)" in suite
     assert "PETSTORE_API_KEY=... petstore-contract --base-url https://staging.example/v1" in suite
     assert "deprecated" not in suite, "a retired option is not offered"
     assert suite.index("PETSTORE_API_KEY") < 2000, "within the first screen"
-
-
-def test_help_lists_the_targets_of_the_project_here(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text(
-        '[tool.petstore_contract.targets.qa]\nbase-url = "https://qa.example/v1"\nkey-env = "QA_KEY"\n'
-        "read-only = true\n",
-        encoding="utf-8",
-    )
-    done = cli("--help", cwd=tmp_path)
-    assert "  qa: https://qa.example/v1 (key in QA_KEY, read-only)" in done.stdout, done.stdout[:3000]
 
 
 def replay_line(reports: Path) -> str:

@@ -187,6 +187,28 @@ def test_installed_wheel_names_its_judge_and_has_help_for_every_subcommand(wheel
         )
         assert done.returncode == 0, (command, done.stderr)
 
+    # From a directory without targets, --help and --contract-target say how to declare one; a project's
+    # own targets are listed.
+    def cli(*args: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess[str]:
+        command = [str(wheel_env), "-m", "petstore_contract.cli", *args]
+        return subprocess.run(command, cwd=cwd, env=_clean_env(), capture_output=True, text=True, timeout=120)
+
+    suite_help = cli("--help").stdout.partition("pytest's own options follow")[0]
+    assert f"named targets (--contract-target NAME): none in {tmp_path / 'pyproject.toml'}; declare one" in suite_help
+    assert "[tool.petstore_contract.targets.staging]" in suite_help and "PETSTORE_API_KEY" in suite_help
+    unknown = cli("--contract-target", "staging")
+    assert unknown.returncode == 4 and unknown.stderr.startswith(
+        f"ERROR: unknown --contract-target 'staging'; configured targets: none in {tmp_path / 'pyproject.toml'}; "
+    ), unknown.stderr
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[tool.petstore_contract.targets.qa]\nbase-url = "https://qa.example/v1"\nkey-env = "QA_KEY"\n'
+        "read-only = true\n",
+        encoding="utf-8",
+    )
+    assert "  qa: https://qa.example/v1 (key in QA_KEY, read-only)" in cli("--help", cwd=project).stdout
+
 
 COSMIC_RAY_IMPORT = re.compile(r"^\s*(import|from)\s+cosmic_ray\b", re.MULTILINE)
 # A module that defines one of the catalog's tables (``VARIANTS: dict[...] = ...``, ``FAULTS, RFC_QUOTES = ...``).

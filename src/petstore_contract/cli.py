@@ -68,10 +68,23 @@ def targets_help(pyproject: Path) -> str:
     return f"named targets (--contract-target NAME), from {pyproject}:\n" + "\n".join(rows) + "\n"
 
 
+def project_file(cwd: Path) -> Path:
+    """The ``pyproject.toml`` whose targets a run from ``cwd`` reads (the one of pytest's rootdir): the
+    nearest with pytest's settings above where pytest is pointed (the checkout's tests/ in an editable
+    install, else ``cwd``), else the one in ``cwd``."""
+    pointed = suite_arguments()
+    start = Path(pointed[0]) if pointed[0] != "--pyargs" else cwd
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and "[tool.pytest.ini_options]" in candidate.read_text(encoding="utf-8"):
+            return candidate
+    return cwd / "pyproject.toml"
+
+
 def help_text(cwd: Path) -> str:
     """What ``--help`` prints before pytest's own help: the suite's options, its targets, examples."""
     return "\n".join(
-        [USAGE, "the suite's options:", options.suite_help(), "", targets_help(cwd / "pyproject.toml"), EXAMPLES]
+        [USAGE, "the suite's options:", options.suite_help(), "", targets_help(project_file(cwd)), EXAMPLES]
     )
 
 
