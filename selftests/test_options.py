@@ -263,3 +263,50 @@ def test_an_existing_path_after_a_space_that_pytest_took_for_a_test_path_is_one_
         done = collect(f"{flag}={outside}")
         # the project's session, which holds no test: exit 5, no usage error
         assert done.returncode == 5 and "rooted the session" not in done.stdout + done.stderr, done.stderr
+
+
+# -- a typo: the option probably meant ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("--contract-seeed", "--contract-seed"),
+        ("--contarct-profile=quick", "--contract-profile"),
+        ("--base-ulr", "--base-url"),
+        ("--contract-nothing-like-it", ""),
+    ],
+)
+def test_a_mistyped_option_is_one_line_naming_the_one_meant(given: str, meant: str, tmp_path: Path) -> None:
+    """A name in the suite's namespace that nobody declared is a one-line usage error naming the option
+    probably meant (pytest's own says "unrecognized arguments" and no more); in a contract run and in
+    another project's session alike, since the suite's names are nobody else's."""
+    for folder in (str(suite_dir()), "probe"):
+        args = [given] if "=" in given or given == "--contract-nothing-like-it" else [given, "1"]
+        if folder == "probe":
+            done, _ = probe(tmp_path, *args, code=4)
+        else:
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", folder, "-p", "no:cacheprovider", *args],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 4, done.stdout + done.stderr
+        name = given.split("=", 1)[0]
+        hint = f"; did you mean {meant}?" if meant else ""
+        line = f"ERROR: unknown option {name}{hint} (petstore-contract --help lists the suite's options)"
+        assert done.stderr.strip() == line, done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_projects_own_option_is_no_typo(tmp_path: Path) -> None:
+    """An option a project's conftest declares is known by the time typos are looked for, however close
+    to a suite option its name is."""
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "conftest.py").write_text(
+        "def pytest_addoption(parser):\n    parser.addoption('--contract-seeds')\n", encoding="utf-8"
+    )
+    probe(tmp_path, "--contract-seeds", "3", "--rootdir", str(tmp_path / "probe"), "-c", os.devnull)

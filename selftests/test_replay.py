@@ -2,13 +2,16 @@
 any 401), its findings sent again to that server, to the fixed reference started on the same port, to
 a server that now lets the request through, and to nothing at all.
 
-One certification run (default profile, about 15 s); each replay is one request.
+One certification run (default profile, about 15 s); each replay is one request.  At the end, which
+program the run's own replay line names (``core/replay.suite_program``): the lines themselves are run in
+``test_console_script.py`` (the editable install) and ``test_wheel.py`` (the installed wheel).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,7 @@ from typing import Any
 import pytest
 
 from gatekit import KEY, free_port, one_line, served, tool
+from petstore_contract.core import replay as core_replay
 from petstore_contract.judging.checks import CannotRejudge, check_for
 
 FAULT = "auth_no_challenge"
@@ -126,3 +130,37 @@ def test_checks_that_cannot_be_run_again_say_why(expectation: str, why: str) -> 
 def test_each_expect_check_records_a_kind_replay_can_run() -> None:
     for expectation in ("status:200,404", "no-5xx", "json-media-type", "error-body", "json-body", "pet-list"):
         assert callable(check_for(expectation))
+
+
+# -- the run's own replay line: the program that runs the suite where the report was made --------------
+
+
+def test_the_replay_program_is_the_console_script_where_it_is_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scripts = tmp_path / "env dir" / "bin"
+    scripts.mkdir(parents=True)
+    script = scripts / core_replay.SCRIPT
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setattr(core_replay.sysconfig, "get_path", lambda name: str(scripts))
+    monkeypatch.setenv("PATH", str(scripts))
+    assert core_replay.suite_program(tmp_path) == "petstore-contract"
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert core_replay.suite_program(tmp_path) == "'env dir/bin/petstore-contract'"  # the checkout's .venv/bin/...
+    assert core_replay.suite_program(tmp_path / "elsewhere") == f"'{script}'"
+
+
+def test_an_environment_without_the_script_replays_with_its_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed without its scripts (``pip install --target``): the module, by the run's own interpreter."""
+    monkeypatch.setattr(core_replay.sysconfig, "get_path", lambda name: str(tmp_path))
+    assert core_replay.suite_program(tmp_path) == f"{core_replay.single(sys.executable)} -m petstore_contract.cli"
+
+
+def test_the_replay_line_quotes_its_values() -> None:
+    line = core_replay.rerun(
+        "petstore-contract", [("--base-url", "https://x.example/a b/v1"), ("--contract-read-only", None)]
+    )
+    assert line == "petstore-contract --base-url 'https://x.example/a b/v1' --contract-read-only"

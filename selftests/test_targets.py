@@ -112,9 +112,12 @@ def test_missing_key_names_the_variable(pyproject: Path, monkeypatch: pytest.Mon
     assert "\n" not in str(err.value)
 
 
-def test_blank_key_is_missing(pyproject: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", "   ")
-    with pytest.raises(TargetConfigError, match="PETSTORE_PRODUCTION_API_KEY is not set"):
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_an_empty_key_is_called_empty(pyproject: Path, monkeypatch: pytest.MonkeyPatch, blank: str) -> None:
+    """A variable that is set, to nothing (a CI secret that did not reach the job), is said to be empty:
+    "not set" would send the user looking for a missing line."""
+    monkeypatch.setenv("PETSTORE_PRODUCTION_API_KEY", blank)
+    with pytest.raises(TargetConfigError, match=r"^PETSTORE_PRODUCTION_API_KEY is empty: the production target"):
         resolve_with(pyproject, "production")
 
 
@@ -157,6 +160,25 @@ def test_unknown_target_lists_the_configured_ones(pyproject: Path) -> None:
         TargetConfigError, match="unknown --contract-target 'qa'; configured targets: production, staging"
     ):
         resolve_with(pyproject, "qa")
+
+
+def test_unknown_target_names_the_one_probably_meant(pyproject: Path) -> None:
+    with pytest.raises(
+        TargetConfigError, match=r"configured targets: production, staging; did you mean --contract-target staging\?$"
+    ):
+        resolve_with(pyproject, "stagign")
+
+
+def test_no_target_configured_says_how_to_define_one(tmp_path: Path) -> None:
+    """From a directory without targets (an installed run), the line says where they go and how they read."""
+    with pytest.raises(TargetConfigError) as err:
+        resolve_with(tmp_path / "pyproject.toml", "staging")
+    line = str(err.value)
+    assert line.startswith(
+        f"unknown --contract-target 'staging'; configured targets: none in {tmp_path / 'pyproject.toml'}"
+    )
+    assert '[tool.petstore_contract.targets.staging] base-url = "https://.../v1"' in line
+    assert 'key-env = "PETSTORE_STAGING_API_KEY"' in line and "--base-url URL" in line and "\n" not in line
 
 
 def test_no_target_means_the_embedded_reference(pyproject: Path) -> None:
@@ -209,6 +231,7 @@ def run_pytest(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Complet
         (["--contract-target", "staging"], {}, "PETSTORE_STAGING_API_KEY is not set"),
         (["--contract-target", "production"], {"PETSTORE_API_KEY": "k-3e1"}, "PETSTORE_PRODUCTION_API_KEY is not set"),
         (["--base-url", "http://127.0.0.1:9/v1"], {}, "PETSTORE_API_KEY is not set: the target"),
+        (["--base-url", "http://127.0.0.1:9/v1"], {"PETSTORE_API_KEY": ""}, "PETSTORE_API_KEY is empty: the target"),
         (
             ["--contract-target", "staging"],
             {"PETSTORE_STAGING_API_KEY": STAGING_KEY, "PETSTORE_STAGING_BASE_URL": "ftp://x/v1"},

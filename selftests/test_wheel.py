@@ -111,10 +111,27 @@ def test_installed_wheel_runs_the_suite_from_an_empty_directory(wheel_env: Path,
     reports = empty / "my reports"
     with _reference(wheel_env, empty) as base_url:
         done = _installed_run(wheel_env, empty, base_url, reports)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+        summary = json.loads((reports / "summary.json").read_text(encoding="utf-8"))
+        # The report's "Run it again" line, pasted into a shell in the same directory, runs the wheel's
+        # suite with the same seed (one test of it here: the line runs, and asks what the run asked).
+        again = subprocess.run(
+            ["sh", "-c", f"{summary['replay']} -k test_orders --contract-report-dir=again"],
+            cwd=empty,
+            env=_clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert again.returncode == 0, summary["replay"] + "\n" + again.stdout[-3000:] + again.stderr[-2000:]
     assert summary["verdict"] == "conformant"
     assert summary["tests"]["tests"] > 200
+    assert f"--base-url {base_url} --contract-profile quick --contract-seed 20301205" in summary["replay"]
+    assert json.loads((empty / "again" / "summary.json").read_text(encoding="utf-8"))["replay"] == summary["replay"]
+    # A guest that leaves nothing: no warning of its own, only the reports in the user's directory (no
+    # .hypothesis/: Hypothesis' caches go to the run's own temporary directory).
+    assert "warnings summary" not in done.stdout and "Warning" not in done.stdout + done.stderr, done.stdout[-3000:]
+    assert sorted(p.name for p in empty.iterdir()) == ["again", "my reports"]
     location = subprocess.check_output(
         [str(wheel_env), "-c", "import petstore_contract; print(petstore_contract.__file__)"], text=True
     )
@@ -152,6 +169,7 @@ def test_installed_wheel_certifies_and_verifies_from_an_empty_directory(wheel_en
 
     done = cli("certify", "--product", "Wheel", "--product-version", "1", "--out", str(out), "-q")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "warnings summary" not in done.stdout and not (tmp_path / ".hypothesis").exists(), done.stdout[-3000:]
     verified = cli("verify", str(out))
     assert verified.returncode == 0 and verified.stdout.startswith("verified: conformant"), verified.stdout
 
@@ -169,6 +187,28 @@ def test_installed_wheel_names_its_judge_and_has_help_for_every_subcommand(wheel
             [str(wheel_env), "-m", "petstore_contract.cli", command, "--help"], cwd=tmp_path, capture_output=True
         )
         assert done.returncode == 0, (command, done.stderr)
+
+    # From a directory without targets, --help and --contract-target say how to declare one; a project's
+    # own targets are listed.
+    def cli(*args: str, cwd: Path = tmp_path) -> subprocess.CompletedProcess[str]:
+        command = [str(wheel_env), "-m", "petstore_contract.cli", *args]
+        return subprocess.run(command, cwd=cwd, env=_clean_env(), capture_output=True, text=True, timeout=120)
+
+    suite_help = cli("--help").stdout.partition("pytest's own options follow")[0]
+    assert f"named targets (--contract-target NAME): none in {tmp_path / 'pyproject.toml'}; declare one" in suite_help
+    assert "[tool.petstore_contract.targets.staging]" in suite_help and "PETSTORE_API_KEY" in suite_help
+    unknown = cli("--contract-target", "staging")
+    assert unknown.returncode == 4 and unknown.stderr.startswith(
+        f"ERROR: unknown --contract-target 'staging'; configured targets: none in {tmp_path / 'pyproject.toml'}; "
+    ), unknown.stderr
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[tool.petstore_contract.targets.qa]\nbase-url = "https://qa.example/v1"\nkey-env = "QA_KEY"\n'
+        "read-only = true\n",
+        encoding="utf-8",
+    )
+    assert "  qa: https://qa.example/v1 (key in QA_KEY, read-only)" in cli("--help", cwd=project).stdout
 
 
 COSMIC_RAY_IMPORT = re.compile(r"^\s*(import|from)\s+cosmic_ray\b", re.MULTILINE)

@@ -18,13 +18,25 @@ Quoting (a POSIX shell: sh, bash, zsh, dash, ksh):
 
 A body the record holds cut (longer than ``records.BODY_EXCERPT``) cannot be replayed: the line ends
 with a shell comment that says so.
+
+The run's own replay line (``rerun``) names the program that runs the suite in the environment that made
+the report: ``petstore-contract`` where that environment's console script is the one on ``PATH``, else
+the script by its path (``.venv/bin/petstore-contract`` under the directory of the run, the README's
+editable checkout), else ``<python> -m petstore_contract.cli``.  Each finds the suite itself, an editable
+checkout's ``tests/`` or a wheel's ``petstore_contract.suite`` (``cli.suite_arguments``), which a
+``pytest --pyargs petstore_contract.suite`` line does only in a wheel.
 """
 
 from __future__ import annotations
 
 import base64
+import os
 import re
+import shutil
+import sys
+import sysconfig
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 _BARE = re.compile(r"[A-Za-z0-9_%+=:,./-]+")  # no shell reads anything into these (shlex's set, less @)
 _SAFE_IN_DOUBLE = re.compile(r'[^"\\`$!]*')  # nothing a shell would read inside double quotes
@@ -153,3 +165,29 @@ def curl(
             parts += ["--data-raw", word(text, key_variable, ansi_c)]
     parts.append(word(url, key_variable))
     return prefix + " ".join(parts) + note
+
+
+SCRIPT = "petstore-contract"  # the console script (pyproject.toml, [project.scripts])
+
+
+def suite_program(cwd: Path | None = None) -> str:
+    """How to start the suite again in this environment, from ``cwd`` (the directory of the run), as shell words."""
+    here = Path.cwd() if cwd is None else cwd
+    script = Path(sysconfig.get_path("scripts")) / (SCRIPT + (".exe" if os.name == "nt" else ""))
+    if not script.is_file():  # installed without its scripts (pip install --target): the module is there
+        return f"{single(sys.executable)} -m petstore_contract.cli"
+    on_path = shutil.which(SCRIPT)
+    if on_path is not None and Path(on_path).resolve() == script.resolve():
+        return SCRIPT
+    try:
+        return single(str(script.relative_to(here)))
+    except ValueError:
+        return single(str(script))
+
+
+def rerun(program: str, options: Sequence[tuple[str, str | None]]) -> str:
+    """The run's command line: ``program`` and each (option, value) given, the values as shell words."""
+    words = [program]
+    for flag, value in options:
+        words += [flag] if value is None else [flag, single(value)]
+    return " ".join(words)

@@ -21,6 +21,7 @@ the controller: records, re-asks, verdict, reports, exit code).
 from __future__ import annotations
 
 import sys
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,8 +40,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_to(parser)
 
 
-def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, object, object]:
     options.declare_base_url(early_config, parser)
+    loaded = yield  # the initial conftests declare their own options: then an option nobody declared is known
+    typo = options.unknown_option_line(parser, args)
+    if typo:
+        raise pytest.UsageError(typo)
+    return loaded
 
 
 # -- the run ----------------------------------------------------------------------------------------

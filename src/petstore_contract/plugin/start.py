@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 import time
@@ -29,6 +30,7 @@ from petstore_contract.run.target import TargetConfigError, resolve
 
 
 def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
+    _hypothesis_home_apart(config)
     # Before anything draws a case: the pool of constants Hypothesis draws from is the same in every
     # process and every kind of run (``loaded.py``).
     loaded.load_every_module()
@@ -64,6 +66,27 @@ def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
     if session.finishing is not None and config.getoption("htmlpath", None) and config.pluginmanager.hasplugin("html"):
         _register_pytest_html(config, run, session)
     config.option.base_url = settings.base_url
+
+
+def _hypothesis_home_apart(config: pytest.Config) -> None:
+    """Hypothesis keeps its caches (the Unicode tables it draws text from) in ``.hypothesis/`` of the
+    current directory: a run puts them in a directory of its own, removed at its end, so that it leaves
+    nothing in the user's directory.  Its example database is off in every generated test (``database``
+    none in ``schemathesis.toml``, None in ``run/walks.py``): the seed alone fixes the cases, and the
+    tables are a cache of what Hypothesis computes the same every time.  A directory the user chose
+    (``HYPOTHESIS_STORAGE_DIRECTORY``) is theirs."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis import configuration
+
+    home = tempfile.mkdtemp(prefix="petstore-hypothesis-")
+    configuration.set_hypothesis_home_dir(home)
+
+    def restore() -> None:
+        configuration.set_hypothesis_home_dir(None)
+        shutil.rmtree(home, ignore_errors=True)
+
+    config.add_cleanup(restore)
 
 
 def add_markers(config: pytest.Config) -> None:

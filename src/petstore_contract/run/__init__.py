@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from petstore_contract import __version__
+from petstore_contract.core import replay
 from petstore_contract.core.redaction import KeyFragments, Redactor
 from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
 from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
@@ -140,13 +141,18 @@ class Run:
         }
 
     def replay_command(self) -> str:
-        """The command that asks the same questions again (the key stays in its variable)."""
+        """The command that asks the same questions again, where the run was made (the key stays in its
+        variable): a named target by its name (its key variable and mode), with the URL it had."""
         s = self.settings
-        target = f"--contract-target {s.target_name}" if s.target_name in ("staging", "production") else ""
-        url = "" if target or s.target_name == "embedded" else f"--base-url {s.base_url}"
-        parts = ["pytest --pyargs petstore_contract.suite", target, url, f"--contract-profile {s.profile}"]
-        parts += [f"--contract-seed {s.seed}", "--contract-read-only" if s.read_only else ""]
-        return " ".join(p for p in parts if p)
+        options: list[tuple[str, str | None]] = []
+        if s.target_name not in ("embedded", "custom"):
+            options.append(("--contract-target", s.target_name))
+        if s.target_name != "embedded":  # the embedded reference is started anew, on another port
+            options.append(("--base-url", s.base_url))
+        options += [("--contract-profile", s.profile), ("--contract-seed", str(s.seed))]
+        if s.read_only:
+            options.append(("--contract-read-only", None))
+        return replay.rerun(replay.suite_program(), options)
 
     # -- the suite's own data ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ target names), never from the command line, where process lists and CI logs woul
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Sequence
@@ -79,6 +80,21 @@ def load_named_targets(pyproject: Path) -> dict[str, NamedTarget]:
     return targets
 
 
+def unknown_target(name: str, named: dict[str, NamedTarget], pyproject: Path) -> str:
+    """The one line for a ``--contract-target`` that ``pyproject`` does not declare: what it declares, the
+    name probably meant, or how to declare one."""
+    if named:
+        close = difflib.get_close_matches(name, named, n=1)
+        meant = f"; did you mean --contract-target {close[0]}?" if close else ""
+        return f"unknown --contract-target {name!r}; configured targets: {', '.join(sorted(named))}{meant}"
+    upper = name.upper()
+    return (
+        f"unknown --contract-target {name!r}; configured targets: none in {pyproject}; define one there as "
+        f'[tool.petstore_contract.targets.{name}] base-url = "https://.../v1" key-env = "PETSTORE_{upper}_API_KEY", '
+        "or name the deployment with --base-url URL"
+    )
+
+
 PREFIX = "/v1"  # §9.2: "Paths are served under a /v1 prefix in both deployments."
 
 
@@ -125,9 +141,7 @@ def resolve(
         raise TargetConfigError("--contract-read-only and --contract-allow-writes contradict each other; choose one")
     named = load_named_targets(pyproject)
     if target_name is not None and target_name not in named:
-        raise TargetConfigError(
-            f"unknown --contract-target {target_name!r}; configured targets: {', '.join(sorted(named))}"
-        )
+        raise TargetConfigError(unknown_target(target_name, named, pyproject))
     chosen = named.get(target_name) if target_name is not None else None
     url, source = chosen_url(base_url, chosen)
     if not base_url:
@@ -138,7 +152,8 @@ def resolve(
     key = os.environ.get(key_env, "").strip()
     if not key:
         where = f"the {target_name} target" if chosen else f"the target {url}"
-        raise TargetConfigError(f"{key_env} is not set: {where} needs its API key in that variable")
+        state = "is not set" if key_env not in os.environ else "is empty"  # set, to nothing but blanks
+        raise TargetConfigError(f"{key_env} {state}: {where} needs its API key in that variable")
     writes_off = read_only or (chosen is not None and chosen.read_only and not allow_writes)
     return Target(target_name or "custom", check_base_url(url), key, writes_off, key_env)
 
