@@ -204,8 +204,9 @@ def framing(case: Any, answer: RawAnswer, key: str) -> None:
     if answer.status == 401 or answer.status in refusals:
         return
     no_redirect(answer)
-    refused = ", ".join(map(str, refusals))
-    expected = f"401 (§5.3: the key is missing), or {refused}: the web server's refusal of {placed.why}"
+    expected = "401 (§5.3: the key is missing)"
+    if refusals:
+        expected += f", or {', '.join(map(str, refusals))}: the web server's refusal of {placed.why}"
     if 200 <= answer.status < 300:
         expected += "; never a 2xx (a create without the key taken, or answered as taken)"
     elif answer.status >= 500:
