@@ -283,6 +283,12 @@ CASES: dict[str, Callable[[Api], bool]] = {
         api.request("POST", "/pets", data=iter([b'{"name": "x", "categoryId": 1}'])).status_code == 400
     ),
     "http_refusal_cut_short": lambda api: _cut_short(api, "POST", "/pets", b'{"name": "x", "categoryId": 1}'),
+    "http_chunked_500": lambda api: (
+        api.request("POST", "/pets", data=iter([b'{"name": "x", "categoryId": 1}'])).status_code == 500
+    ),
+    "http_chunked_refusal_cut_short": lambda api: _cut_short(
+        api, "POST", "/pets", b'{"name": "x", "categoryId": 1}', chunked=True
+    ),
     "router_404_text_before_auth": lambda api: api.get("/pets/abc", key=None).text.startswith("404:"),
     "accept_406_html": lambda api: "html" in api.get(headers={"Accept": "text/html"}).text,
     # Odd input
@@ -358,12 +364,16 @@ def _raw_status(api: Api, target: str) -> int:
         connection.close()
 
 
-def _cut_short(api: Api, method: str, target: str, body: bytes) -> bool:
-    """Whether a request without the key gets an answer that starts (its status) and never completes."""
+def _cut_short(api: Api, method: str, target: str, body: bytes, chunked: bool = False) -> bool:
+    """Whether a request without the key (its body ``chunked`` or not) gets an answer that starts (its status)
+    and never completes."""
     where = urlsplit(api.base_url)
     connection = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port, timeout=5)
     try:
-        connection.request(method, where.path + target, body=body, headers={"Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json"}
+        if chunked:  # framed here, so that the request goes out in one write, before any answer closes it
+            body, headers["Transfer-Encoding"] = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body), "chunked"
+        connection.request(method, where.path + target, body=body, headers=headers)
         answer = connection.getresponse()
         try:
             answer.read()

@@ -52,6 +52,7 @@ PLACED: list[tuple[str, str, dict[str, str], bytes | None, str]] = [
     ("TRACE", "/pets", {}, None, "web-server"),
     ("BREW", "/pets", {}, None, "web-server"),
     ("POST", "/pets", {"Transfer-Encoding": "chunked", "Content-Type": "application/json"}, NEW_PET, "chunked"),
+    ("POST", "/pets", {"Expect": "100-continue", "Content-Type": "application/json"}, NEW_PET, "expect-continue"),
     ("GET", "/pets/" + "9" * 9000, {}, None, "web-server"),
     ("GET", "/pets/../pets", {}, None, "path"),
     ("GET", "/pets/%zz", {}, None, "target-syntax"),

@@ -202,12 +202,28 @@ WRONG_LINES = {
 }
 
 
-def write_apache(folder: Path, port: int, workers: int = APACHE_WORKERS, wrong_line: str = "") -> Path:
+# Where httpd's ErrorDocument pages come from: static files (``error_pages.py``), or the application's own
+# route (``wsgi_app.error_page``), which httpd reaches through mod_wsgi as it reaches the API.
+ERROR_PAGES = ("files", "application")
+
+
+def application_error_pages(folder: Path) -> str:
+    """httpd's ``ErrorDocument`` lines pointing at the application's error pages (the same statuses as the
+    files'): for a chunked body mod_wsgi refuses, the page's own request is refused too, and httpd answers
+    its HTML 411 (what RFC 9110 §15.5.12 lets a web server answer, in any form)."""
+    error_pages.write_pages(folder)  # the Alias to the files stays, unused
+    return "\n".join(f"ErrorDocument {status} /error-page/{status}" for status in error_pages.ERROR_CODES)
+
+
+def write_apache(
+    folder: Path, port: int, workers: int = APACHE_WORKERS, wrong_line: str = "", pages: str = "files"
+) -> Path:
     owner = apache_user()
     conf = folder / "httpd.conf"
     line, instead = WRONG_LINES.get(wrong_line, ("", ""))
+    pages_lines = application_error_pages(folder) if pages == "application" else error_pages.write_error_pages(folder)
     text = (APACHE.replace(line, instead) if line else APACHE).format(
-        error_pages=error_pages.write_error_pages(folder),
+        error_pages=pages_lines,
         folder=folder,
         port=port,
         user=f"User {owner[0]}\nGroup {owner[1]}" if owner else "# not root: no User/Group to switch to",

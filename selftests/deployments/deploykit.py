@@ -60,6 +60,7 @@ class Deployment:
     latency_ms: int = 0  # the WSGI app's own time a request (wsgi_app.py)
     workers: int = configs.APACHE_WORKERS  # Apache's MaxRequestWorkers (one child process of that many threads)
     wrong_line: str = ""  # a key of ``configs.WRONG_LINES``: a faulty deployment (``FAULTY``)
+    error_pages: str = "files"  # Apache's ErrorDocument pages (``configs.ERROR_PAGES``): files or the application's
 
 
 DEPLOYMENTS = {
@@ -80,6 +81,17 @@ DEPLOYMENTS = {
             )
             # fewer workers than the suite keeps requests in flight (16), and as many
             for name, workers in (("apache_event_wsgi", configs.APACHE_WORKERS), ("apache_event_wsgi_16", 16))
+        ),
+        # mod_wsgi's default (no WSGIChunkedRequest: httpd's own 411 to a chunked body) with the error pages
+        # served by the application, which ErrorDocument cannot give that 411: HTTP's refusal, in httpd's HTML.
+        Deployment(
+            "apache_wsgi_app_error_pages",
+            "apache",
+            f"Apache httpd event MPM, {configs.APACHE_WORKERS} workers, mod_wsgi daemon {configs.WSGI_PROCESSES}x"
+            f"{configs.WSGI_THREADS} at its defaults (chunked bodies refused, 411), error pages from the application",
+            5,
+            configs.APACHE_LATENCY_MS,
+            error_pages="application",
         ),
     )
 }
@@ -158,7 +170,10 @@ class Running:
             return [sys.executable, "-m", "gunicorn", "--config", str(conf)]
         if self.deployment.runtime == "node":
             return ["node", str(HERE / "node" / "petstore.js"), str(self.port)]
-        conf = configs.write_apache(self.folder, self.port, self.deployment.workers, self.deployment.wrong_line)
+        deployment = self.deployment
+        conf = configs.write_apache(
+            self.folder, self.port, deployment.workers, deployment.wrong_line, deployment.error_pages
+        )
         return [str(configs.apache_binary()), "-f", str(conf), "-d", str(self.folder), "-DFOREGROUND"]
 
     def _start(self) -> bool:

@@ -190,6 +190,14 @@ CHECKS = {  # each server's own check of what the harness generates, no server s
         "-d",
         str(folder),
     ],
+    "apache_wsgi_app_error_pages": lambda folder: [
+        str(configs.apache_binary()),
+        "-t",
+        "-f",
+        str(configs.write_apache(folder, configs.runtimes.free_port(), pages="application")),
+        "-d",
+        str(folder),
+    ],
     "node_http": lambda folder: ["node", "--check", str(deploykit.HERE / "node" / "petstore.js")],
 }
 

@@ -12,12 +12,19 @@ environment the server was started with:
 - ``PETSTORE_DEPLOY_PATH``: folders put first on ``sys.path``. mod_wsgi runs this file in Debian's
   interpreter, which does not know the project's virtual environment; its site-packages go first, so that
   the venv's Flask is imported and not an older Debian package of one of its dependencies.
+
+Beside the store, the application serves its own error pages, as vendors give a web server's
+``ErrorDocument`` a URL of the application: ``/error-page/<status>`` (outside the API's ``/v1``) answers
+that status with the Error body (``error_page``).
 """
 
 from __future__ import annotations
 
 import fcntl
+import http
+import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -51,6 +58,33 @@ def slowed(app: Wsgi, seconds: float) -> Wsgi:
     return slow
 
 
+ERROR_PAGE = re.compile(r"/error-page/([45][0-9][0-9])")
+
+
+def error_page(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes] | None:
+    """The application's page for a status the web server answers itself (its ``ErrorDocument``), or None."""
+    found = ERROR_PAGE.fullmatch(environ.get("PATH_INFO", ""))
+    if found is None:
+        return None
+    status = int(found.group(1))
+    try:
+        phrase = http.HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "Error"
+    code = re.sub(r"[^a-z]+", "_", phrase.lower()).strip("_")
+    body = json.dumps({"code": code, "message": phrase, "status": status}).encode()
+    start_response(f"{status} {phrase}", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+    return [body]
+
+
+def with_error_pages(app: Wsgi) -> Wsgi:
+    def serve(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        page = error_page(environ, start_response)
+        return page if page is not None else app(environ, start_response)
+
+    return serve
+
+
 def build() -> Wsgi:
     key = os.environ.get("PETSTORE_API_KEY", "")
     folder = os.environ.get("PETSTORE_DEPLOY_STORE", "")
@@ -58,7 +92,7 @@ def build() -> Wsgi:
         raise RuntimeError("PETSTORE_API_KEY and PETSTORE_DEPLOY_STORE must be set")
     app: Wsgi = build_app(frozenset(), key, store(Path(folder)))
     latency = int(os.environ.get("PETSTORE_DEPLOY_LATENCY_MS", "0")) / 1000
-    return slowed(app, latency) if latency > 0 else app
+    return with_error_pages(slowed(app, latency) if latency > 0 else app)
 
 
 application = build()

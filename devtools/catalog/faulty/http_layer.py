@@ -85,18 +85,53 @@ class DotSegmentsRedirected(_Layer):
         return True
 
 
+def _chunked(scope: Scope) -> bool:
+    return any(k.lower() == b"transfer-encoding" and b"chunked" in v.lower() for k, v in scope["headers"])
+
+
+def _html(status: int, title: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """A web server's own page for ``status`` (httpd's form) and its headers."""
+    body = f"<!DOCTYPE HTML><html><head><title>{status} {title}</title></head><body><h1>{title}</h1></body></html>"
+    headers = [(b"content-type", b"text/html; charset=iso-8859-1"), (b"content-length", str(len(body)).encode())]
+    return headers, body.encode()
+
+
 class ChunkedRefused(_Layer):
     """A request body in the chunked coding refused with 400 (and the Error body) before the key is read,
     where RFC 9112 §7.1 says a recipient MUST be able to parse it."""
 
     async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
-        chunked = any(k.lower() == b"transfer-encoding" and b"chunked" in v.lower() for k, v in scope["headers"])
-        if not chunked:
+        if not _chunked(scope):
             return False
         body = json.dumps({"code": "bad_request", "message": "chunked bodies are not supported", "status": 400})
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await _send(send, 400, headers, body.encode())
         return True
+
+
+class ChunkedServerError(_Layer):
+    """A request body in the chunked coding answered 500 with the web server's HTML page before the key is
+    read: the handler behind it reads the body by a Content-Length the request does not carry and fails."""
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        if not _chunked(scope):
+            return False
+        await _send(send, 500, *_html(500, "Internal Server Error"))
+        return True
+
+
+class ChunkedRefusalCutShort(_Layer):
+    """A request body in the chunked coding refused with the web server's own 411 page (HTTP's refusal of the
+    framing), unread, and the connection closed at once, without a lingering close (RFC 9112 §9.6): the page
+    breaks off short of its ``Content-Length`` (RFC 9112 §6.3: an incomplete message)."""
+
+    async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
+        if not _chunked(scope):
+            return False
+        headers, body = _html(411, "Length Required")
+        await send({"type": "http.response.start", "status": 411, "headers": headers})
+        await send({"type": "http.response.body", "body": body[: len(body) // 2], "more_body": True})
+        raise ConnectionAbortedError("the refusal's page broke off")
 
 
 class RefusalCutShort(_Layer):
@@ -143,3 +178,13 @@ class HttpChunkedRefused(PetStore):
 @fault("http_refusal_cut_short")
 class HttpRefusalCutShort(PetStore):
     layer = RefusalCutShort
+
+
+@fault("http_chunked_500")
+class HttpChunked500(PetStore):
+    layer = ChunkedServerError
+
+
+@fault("http_chunked_refusal_cut_short")
+class HttpChunkedRefusalCutShort(PetStore):
+    layer = ChunkedRefusalCutShort

@@ -62,6 +62,12 @@ class Silence:
     # The web server in front answers such a request itself, before any handler a vendor could give
     # the Error body: only an answer that would mislead a client is judged (``judging/http_layer.py``).
     any_answer: bool = False
+    # The statuses with which HTTP lets the web server refuse the request's framing itself (411 to a body
+    # without Content-Length, 417 to an expectation, 501 to a transfer coding it does not implement), often
+    # before any handler a vendor could give the Error body (mod_wsgi's 411, whose ErrorDocument httpd
+    # cannot serve through the application): that answer is the web server's, whatever its body; the HTTP
+    # layer's rule judges what would mislead in it (``judging/http_layer.py``, framing).
+    framing_refusals: tuple[int, ...] = ()
 
 
 SILENCES: dict[str, Silence] = {
@@ -135,10 +141,25 @@ SILENCES: dict[str, Silence] = {
             "chunked",
             "§4.2: 'Request body (required, application/json): NewPet.' A body in the chunked transfer coding, "
             "without a Content-Length: how it is read is not shown.",
-            "RFC 9112 §6.3: a server MAY reject a request that contains a message body but not a "
-            "Content-Length by responding with 411 (Length Required).",
-            (411,),
+            "RFC 9112 §6.3: 'A server MAY reject a request that contains a message body but not a "
+            "Content-Length by responding with 411 (Length Required)'; RFC 9110 §15.5.12: 411 'indicates that "
+            "the server refuses to accept the request without a defined Content-Length'; RFC 9112 §6.1: 'A "
+            "server that receives a request message with a transfer coding it does not understand SHOULD "
+            "respond with 501 (Not Implemented)'.",
+            (),
             credential_first=False,
+            framing_refusals=(411, 501),
+        ),
+        Silence(
+            "expect-continue",
+            "§4.2: 'Request body (required, application/json): NewPet.' A create that asks with Expect: "
+            "100-continue to be told before it sends its body: how the expectation is answered is not shown.",
+            "RFC 9110 §10.1.1 (the 100-continue expectation); §15.5.18: 417 (Expectation Failed) 'indicates "
+            "that the expectation given in the request's Expect header field could not be met by at least one "
+            "of the inbound servers'.",
+            (),
+            credential_first=False,
+            framing_refusals=(417,),
         ),
         Silence(
             "web-server",
@@ -190,7 +211,15 @@ class Placed:
         to judge) or a 401 (every operation lists it; a valid key refused is auth.accepted's to judge)."""
         if self.silence is None:
             return False
-        return status in self.silence.statuses or status == 401 or (self.long_uri and status == 414)
+        fitting = (*self.silence.statuses, *self.silence.framing_refusals, 401)
+        return status in fitting or (self.long_uri and status == 414)
+
+    def by_the_web_server(self, status: int) -> bool:
+        """The answer is the web server's own (any form): to a request of a silence it answers itself, or a
+        refusal of the request's framing HTTP defines; judged only for what misleads (``judging/http_layer.py``)."""
+        if self.silence is None:
+            return False
+        return self.silence.any_answer or status in self.silence.framing_refusals
 
 
 INSIDE = Placed(None)
@@ -254,6 +283,8 @@ def classify(
         return Placed(SILENCES["uri-too-long"], f"a URI of {len(url):,} characters")
     if "chunked" in headers.get("transfer-encoding", "").lower() and "content-length" not in headers:
         return Placed(SILENCES["chunked"], "a body in the chunked coding, no Content-Length")
+    if "100-continue" in headers.get("expect", "").lower():
+        return Placed(SILENCES["expect-continue"], "Expect: 100-continue")
     size = sum(len(k) + len(v) + 4 for k, v in headers.items())
     if size > HEADERS_FLOOR:
         return Placed(SILENCES["headers-too-large"], f"header fields of {size:,} bytes")

@@ -19,8 +19,10 @@ followed.  Each raises ``Mismatch`` (expected, observed, the exchange) for its g
   document's answer.
 - ``coding`` (RFC 9110 §12.5.3, §8.4): a coding the request did not accept is not used; a coding used
   is labelled with ``Content-Encoding`` and the bytes are in it.
-- ``framing`` (RFC 9112 §6, §7.1; RFC 9110 §10.1.1): a chunked body, or one behind ``Expect:
-  100-continue``, sent without the key gets its 401 (or 411, Length Required) with the Error body.
+- ``framing`` (RFC 9112 §6.1, §6.3, §7.1; RFC 9110 §10.1.1, §15.5.12, §15.5.18): a chunked body, or one
+  behind ``Expect: 100-continue``, sent without the key gets its 401 with the Error body, or the web
+  server's refusal of the framing (411 or 501 to the chunked coding, 417 to the expectation) in any form;
+  never a 2xx, a redirect, a 5xx or an echo of the request.
 - ``large`` (§5.3): a create without the key is answered 401, or refused for its size (413, 400: a
   proxy's limit may stand before the key), whole.
 
@@ -37,7 +39,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from petstore_contract.core.records import Exchange, Mismatch
-from petstore_contract.interface.silence import SILENCES
+from petstore_contract.interface.silence import SILENCES, classify
 from petstore_contract.judging import expect, headers
 from petstore_contract.transport import TargetProblem
 from petstore_contract.transport.raw import RawAnswer, decode
@@ -186,11 +188,30 @@ def coding(case: Any, answer: RawAnswer, key: str) -> None:
 
 
 def framing(case: Any, answer: RawAnswer, key: str) -> None:
-    """Its Error body is the pipeline's to judge (errors.body)."""
+    """A create without the key in another framing: its 401 (the Error body and the challenge are the pipeline's
+    to judge), or the web server's refusal of the framing HTTP defines for the request (its silence's
+    ``framing_refusals``: 411 or 501 to the chunked coding, 417 to the expectation), before or after the key's
+    check and in whatever form the web server gives it (the pipeline leaves it alone); whole, never an echo of
+    the request.  Anything else misleads a client: a 2xx, a redirect, a 5xx, another refusal (RFC 9112 §7.1:
+    a recipient MUST be able to parse the chunked coding)."""
     whole(answer)
-    if answer.status not in (401, 411):
-        expected = "401 (§5.3: the key is missing), or 411 (RFC 9112 §6.3) before the body is read"
-        raise Mismatch(expected, _observed(answer), answer.exchange)
+    exchange = answer.exchange
+    if headers.media_type(answer.headers.get("content-type", "")) == "message/http":
+        expected = "no echo of the request (message/http is TRACE's answer alone, RFC 9110 §9.3.8)"
+        raise Mismatch(expected, f"HTTP {answer.status} with the request echoed (message/http)", exchange)
+    placed = classify(exchange.method, exchange.url, dict(exchange.request_headers), exchange.request_body)
+    refusals = placed.silence.framing_refusals if placed.silence is not None else ()
+    if answer.status == 401 or answer.status in refusals:
+        return
+    no_redirect(answer)
+    expected = "401 (§5.3: the key is missing)"
+    if refusals:
+        expected += f", or {', '.join(map(str, refusals))}: the web server's refusal of {placed.why}"
+    if 200 <= answer.status < 300:
+        expected += "; never a 2xx (a create without the key taken, or answered as taken)"
+    elif answer.status >= 500:
+        expected += "; never a 5xx (§4 lists none)"
+    raise Mismatch(expected, _observed(answer), exchange)
 
 
 def large(case: Any, answer: RawAnswer, key: str) -> None:

@@ -108,8 +108,13 @@ class Oracle:
         # Where the request stands (interface/silence.py): outside the document, HTTP decides its status;
         # a refused credential still gets its 401 first where the service itself reads the request.
         placed = classify(request.method or "GET", request.url or "", request.headers, request.body)
-        if placed.silence is not None and placed.silence.any_answer:
-            return found  # answered by the web server itself: judged for what misleads (judging/http_layer.py)
+        if placed.by_the_web_server(answer.status):
+            # The web server's own answer (a request it answers itself, a refusal of the request's framing HTTP
+            # defines), in whatever form it gives it: judged for what misleads (judging/http_layer.py).  A refused
+            # create still changes nothing (judging/refusals.py).
+            if operation == "createPet":
+                self.refusals.create_answered(request.body, answer.status, answer)
+            return found
         if not placed.fits(answer.status) and not check(Kind.NO_SERVER_ERROR, lambda: expect.no_server_error(answer)):
             return found
         if operation == "createPet":
@@ -368,11 +373,13 @@ def _fitting(answer: SeenAnswer, placed: Placed) -> None:
     """An answer with the valid key to a request outside the document: a status HTTP gives for it (RFC 9110
     §15.5, RFC 6585)."""
     assert placed.silence is not None
-    statuses = placed.silence.statuses
-    wanted = ", ".join(map(str, statuses))
-    expected = f"an answer HTTP gives to {placed.why}: a 2xx as the document says, or {wanted} with an Error body"
+    statuses, refusals = placed.silence.statuses, placed.silence.framing_refusals
+    wanted = [f"{', '.join(map(str, statuses))} with an Error body"] if statuses else []
+    wanted += [f"{', '.join(map(str, refusals))} (the web server's refusal of the framing)"] if refusals else []
+    expected = f"an answer HTTP gives to {placed.why}: a 2xx as the document says, or {' or '.join(wanted)}"
     observed = f"HTTP {answer.status} with {expect.body_of(answer)}"
-    raise Mismatch(expected, observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, statuses))))
+    fitting = ",".join(map(str, (*statuses, *refusals)))
+    raise Mismatch(expected, observed, answer.exchange, Kind.STATUS.expectation(fitting))
 
 
 def _finding(clause: str, mismatch: Mismatch) -> Finding:
