@@ -60,11 +60,14 @@ def test_files_the_workers_cannot_read_are_copied_together_where_they_can(monkey
         script, library = hidden / "app" / "main.py", hidden / "lib"
         script.write_text("print('hi')\n", "utf-8")
         (library / "helper.py").write_text("X = 1\n", "utf-8")
+        script.chmod(0o600)  # as a checkout made under umask 077 holds it
         copies = worker_files.reachable([script, library])
         assert copies[0] != script and copies[0].read_text("utf-8") == "print('hi')\n"
         assert copies[0].parent.parent / "lib" == copies[1] and (copies[1] / "helper.py").exists()
         assert all(worker_files.readable(copy, "nobody") for copy in copies)
         hidden.chmod(0o755)
+        assert worker_files.reachable([script]) != [script]  # the file itself is still its owner's only
+        script.chmod(0o644)
         assert worker_files.reachable([script]) == [script]
     finally:
         shutil.rmtree(top)

@@ -55,7 +55,10 @@ def _allowed(path: Path, user: str, wanted: int) -> bool:
     account = pwd.getpwnam(user)
     if account.pw_uid == 0:
         return True
-    info = path.stat()
+    try:
+        info = path.stat()
+    except OSError:  # a dangling link: nothing to read there
+        return False
     groups = {account.pw_gid, *(g.gr_gid for g in grp.getgrall() if user in g.gr_mem)}
     shift = 6 if info.st_uid == account.pw_uid else 3 if info.st_gid in groups else 0
     return (info.st_mode >> shift) & wanted == wanted
@@ -109,14 +112,17 @@ def _stage() -> Path:
 
 
 def _open_up(path: Path) -> None:
-    """Readable by all (folders searchable, executables still executable), whatever the umask was."""
-    for top, folders, files in os.walk(path):
+    """Readable by all (folders searchable, executables still executable), whatever the umask was; a link
+    is left alone (its target is not the copy's)."""
+    if path.is_symlink():
+        return
+    if not path.is_dir():
+        path.chmod(0o755 if path.stat().st_mode & stat.S_IXUSR else 0o644)
+        return
+    for top, _folders, files in os.walk(path):  # links to folders are not walked into
         Path(top).chmod(0o755)
         for name in files:
-            target = Path(top, name)
-            mode = target.stat().st_mode
-            target.chmod(0o755 if mode & stat.S_IXUSR else 0o644)
-        folders[:] = [f for f in folders if not Path(top, f).is_symlink()]
+            _open_up(Path(top, name))
 
 
 def _copy(path: Path) -> Path:
