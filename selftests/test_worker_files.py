@@ -102,7 +102,7 @@ def test_the_web_servers_read_what_they_need_from_a_checkout_only_its_owner_can_
         env={name: value for name, value in os.environ.items() if name != "HOME"},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,  # past the deployment's own bound on its starts (deploykit: 5 of START_SECONDS), its log
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
