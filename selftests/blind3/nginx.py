@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import grp
 import os
-import pwd
 import shutil
 import signal
 import socket
 import subprocess
-import tempfile
+import sys
 import time
 from pathlib import Path
+
+# The self-tests' folder, for what every web server shares (appended: this round's own modules come first)
+if str(Path(__file__).resolve().parent.parent) not in sys.path:
+    sys.path.append(str(Path(__file__).resolve().parent.parent))
+import worker_files
 
 BODY_LIMIT = "64k"
 ERRORS = {
@@ -100,13 +103,10 @@ class Nginx:
         nginx = binary()
         if nginx is None:
             raise OSError("nginx is not installed (Debian: apt-get install nginx-light)")
-        self.folder = Path(tempfile.mkdtemp(prefix="blind3-nginx-"))
-        self.folder.chmod(0o755)  # the workers (nobody, when run as root) reach their temp paths
+        self.folder = worker_files.folder("blind3-nginx-")  # the workers (nobody under root) reach their temp paths
         self.process: subprocess.Popen[bytes] | None = None
-        user = ""
-        if os.geteuid() == 0:
-            nobody = pwd.getpwnam("nobody")
-            user = f"user nobody {grp.getgrgid(nobody.pw_gid).gr_name};"
+        owner = worker_files.worker_user()
+        user = f"user {owner[0]} {owner[1]};" if owner else ""
         pages = "" if "nginx_html_pages" in flags else error_pages()
         for _attempt in range(5):  # a free port can be taken between the probe and nginx's bind
             self.port = port or free_port()

@@ -7,25 +7,26 @@ kept-alive connections when every worker is busy (``AsyncRequestWorkerFactor`` 2
 
 from __future__ import annotations
 
-import grp
 import http.client
 import importlib.util
 import os
-import pwd
 import shutil
-import stat
 import sys
 import sysconfig
 from pathlib import Path
 from types import ModuleType
 
 import error_pages
+import worker_files
 
 HERE = Path(__file__).resolve().parent
 APACHE_MODULES = Path("/usr/lib/apache2/modules")
 APACHE_WORKERS = 4  # MaxRequestWorkers: one child of 4 threads (a deployment may ask for more)
 WSGI_PROCESSES, WSGI_THREADS = 2, 2  # mod_wsgi's daemon pool: fewer than Apache's workers, as is usual
 APACHE_LATENCY_MS = 30  # the application's own time a request (a database a network hop away)
+# What mod_wsgi's daemons read of the checkout: the entry point and the folder of the app it imports (copied
+# where they can read them when they cannot read the checkout: worker_files.reachable).
+WSGI_READS = (HERE / "wsgi_app.py", HERE.parent / "blind3")
 
 
 def _blind4_runtimes() -> ModuleType:
@@ -156,20 +157,7 @@ def apache_binary() -> str | None:
 def apache_user() -> tuple[str, str] | None:
     """Run as root, Apache's children switch to ``User``/``Group`` (it refuses to serve as root): nobody's.
     Run as anyone else, they stay that user and the directives are left out."""
-    if os.geteuid() != 0:
-        return None
-    nobody = pwd.getpwnam("nobody")
-    return "nobody", grp.getgrgid(nobody.pw_gid).gr_name
-
-
-def _readable_by_others(path: Path) -> bool:
-    """Every folder up to ``path`` searchable, and ``path`` readable, by a user who owns none of them."""
-    for folder in [path, *path.parents]:
-        mode = folder.stat().st_mode
-        wanted = stat.S_IXOTH if folder != path or folder.is_dir() else stat.S_IROTH
-        if not mode & wanted:
-            return False
-    return True
+    return worker_files.worker_user()
 
 
 def apache_problem() -> str | None:
@@ -180,12 +168,6 @@ def apache_problem() -> str | None:
     ours = f"{sys.version_info.major}.{sys.version_info.minor}"
     if linked != ours:
         return f"apache_event_wsgi: mod_wsgi embeds Python {linked}, the venv is {ours}: its packages would not load"
-    if apache_user() is not None:
-        needed = [HERE / "wsgi_app.py", HERE.parent / "blind3" / "flask_app.py"]
-        needed += [Path(p) for p in python_paths()]
-        blocked = [str(p) for p in needed if not _readable_by_others(p)]
-        if blocked:
-            return f"apache_event_wsgi: its workers (nobody) cannot read {blocked[0]}"
     return None
 
 
@@ -193,6 +175,13 @@ def python_paths() -> list[str]:
     """The folders of this interpreter's packages (the venv's), for a server that runs another interpreter."""
     paths = sysconfig.get_paths()
     return list(dict.fromkeys([paths["purelib"], paths["platlib"]]))
+
+
+def wsgi_path() -> list[str]:
+    """mod_wsgi's daemons' ``PETSTORE_DEPLOY_PATH``: the app's folder and the venv's, or the copies of what
+    the app imports from them where Apache's user reads them (``worker_files.import_path``)."""
+    folders = [WSGI_READS[1], *map(Path, python_paths())]
+    return [str(p) for p in worker_files.import_path(folders, ["flask_app"])]
 
 
 # One line of the compliant Apache configuration a vendor could leave wrong, each: (the line, what it becomes).
@@ -222,6 +211,7 @@ def write_apache(
     conf = folder / "httpd.conf"
     line, instead = WRONG_LINES.get(wrong_line, ("", ""))
     pages_lines = application_error_pages(folder) if pages == "application" else error_pages.write_error_pages(folder)
+    script = worker_files.reachable(WSGI_READS)[0]
     text = (APACHE.replace(line, instead) if line else APACHE).format(
         error_pages=pages_lines,
         folder=folder,
@@ -231,8 +221,8 @@ def write_apache(
         workers=workers,
         processes=WSGI_PROCESSES,
         threads=WSGI_THREADS,
-        script=HERE / "wsgi_app.py",
-        here=HERE,
+        script=script,
+        here=script.parent,
     )
     conf.write_text(text, encoding="utf-8")
     return conf

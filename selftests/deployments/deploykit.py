@@ -17,13 +17,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import configs
+
+import worker_files
 
 HERE = Path(__file__).resolve().parent
 START_SECONDS = 60  # a server's start-up on a loaded machine (gunicorn's workers import Flask and SQLAlchemy)
@@ -133,8 +134,7 @@ class Running:
         if problem:
             raise configs.Missing(problem)
         self.deployment = deployment
-        self.folder = Path(tempfile.mkdtemp(prefix=f"petstore-{deployment.name}-"))
-        self.folder.chmod(0o755)  # Apache's children (nobody, when run as root) reach their sockets
+        self.folder = worker_files.folder(f"petstore-{deployment.name}-")  # Apache's children reach their sockets
         self.process: subprocess.Popen[bytes] | None = None
         self.last_log = ""
         store = self.folder / "store"
@@ -147,7 +147,9 @@ class Running:
             **os.environ,
             "PETSTORE_API_KEY": key,
             "PETSTORE_DEPLOY_STORE": str(store),
-            "PETSTORE_DEPLOY_PATH": os.pathsep.join(configs.python_paths()),
+            "PETSTORE_DEPLOY_PATH": os.pathsep.join(
+                configs.wsgi_path() if deployment.runtime == "apache" else configs.python_paths()
+            ),
             "PETSTORE_DEPLOY_LATENCY_MS": str(deployment.latency_ms),
         }
         for _attempt in range(5):  # a free port can be taken between the probe and the server's bind

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foreground import ForegroundServer, installed, unprivileged
+from foreground import ForegroundServer, installed
 
 import error_pages
+from worker_files import worker_user
 
 MODULES = "/usr/lib/apache2/modules"
 # What every httpd configuration here starts with: the server on its port, its user, the event MPM and the
@@ -69,7 +70,7 @@ FAULTS = {
 
 
 def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
-    owner = unprivileged()
+    owner = worker_user()
     user = f"User {owner[0]}\nGroup {owner[1]}" if owner else ""
     return CONFIG.format(
         folder=folder,

@@ -14,11 +14,13 @@ import sys
 from pathlib import Path
 
 from apache import BASE, MODULES, load_modules
-from foreground import ForegroundServer, installed, unprivileged
+from foreground import ForegroundServer, installed
 
 import error_pages
+from worker_files import reachable, worker_user
 
 HERE = Path(__file__).resolve().parent
+SCRIPT_READS = (HERE / "cgi_petstore.py", HERE.parent / "blind3")
 CONFIG = (
     BASE
     + """
@@ -33,8 +35,9 @@ ScriptAlias /v1 {folder}/cgi/petstore.cgi
 </Directory>
 """
 )
-# The script httpd runs: the Pet Store module of this folder (the standard library is all it imports), in the
-# system's interpreter: httpd's user may not reach this process's (a virtual environment under /root).
+# The script httpd runs: the Pet Store module of this folder (the standard library and blind round 3's domain
+# rules are all it imports: ``SCRIPT_READS``, copied where httpd's user reads them when it cannot read the
+# checkout), in the system's interpreter: httpd's user may not reach this process's (a venv under /root).
 SYSTEM_PYTHON = "/usr/bin/python3"
 SCRIPT = """#!{python}
 import runpy
@@ -58,9 +61,10 @@ def config(folder: Path, port: int, key: str, fault: str = "") -> str:
     (folder / "store").chmod(0o777)  # the SQLite file and its journal, written by httpd's user
     (folder / "cgi").chmod(0o755)
     script = folder / "cgi" / "petstore.cgi"
-    script.write_text(SCRIPT.format(python=_python(), module=str(HERE / "cgi_petstore.py")), "utf-8")
+    module = reachable(SCRIPT_READS)[0]
+    script.write_text(SCRIPT.format(python=_python(), module=str(module)), "utf-8")
     script.chmod(0o755)
-    owner = unprivileged()
+    owner = worker_user()
     return CONFIG.format(
         folder=folder,
         port=port,

@@ -1,7 +1,8 @@
 """A web server run in the foreground from a generated config in a temporary folder, on a free loopback port.
 
-What ``apache.py``, ``nginx.py`` and ``lighttpd.py`` share: the folder (its pid, logs and temp paths; mode
-755 so that workers dropped to ``nobody`` when run as root reach the error pages in it), the port (probed
+What ``apache.py``, ``nginx.py`` and ``lighttpd.py`` share: the folder (its pid, logs and temp paths; made
+by ``worker_files.folder`` where workers dropped to ``nobody`` when run as root reach the error pages in it,
+whatever folder the checkout is in), the port (probed
 free, retried when another process takes it between the probe and the server's bind), the wait until it
 listens, the stop (SIGTERM, then SIGKILL) and the folder's removal.  No system service is touched.
 """
@@ -9,17 +10,16 @@ listens, the stop (SIGTERM, then SIGKILL) and the folder's removal.  No system s
 from __future__ import annotations
 
 import contextlib
-import grp
 import os
-import pwd
 import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import worker_files
 
 
 def free_port() -> int:
@@ -38,15 +38,6 @@ def installed(name: str) -> str | None:
     return candidate if os.access(candidate, os.X_OK) else None
 
 
-def unprivileged() -> tuple[str, str] | None:
-    """The user and group the server's workers switch to when it runs as root (nobody and its group), or
-    None when it does not run as root (no switch possible)."""
-    if os.geteuid() != 0:
-        return None
-    nobody = pwd.getpwnam("nobody")
-    return nobody.pw_name, grp.getgrgid(nobody.pw_gid).gr_name
-
-
 class ForegroundServer:
     """``binary`` with ``argv(config_path)`` run from ``write_config(folder, port)`` (the path of the config it
     wrote) and ``env(folder)`` added to this process's environment; it is up when its port accepts a
@@ -63,8 +54,7 @@ class ForegroundServer:
         if binary is None:
             raise OSError(f"{name} is not installed (Debian: apt-get install {name})")
         self.name = name
-        self.folder = Path(tempfile.mkdtemp(prefix=f"webservers-{name}-"))
-        self.folder.chmod(0o755)
+        self.folder = worker_files.folder(f"webservers-{name}-")
         self.process: subprocess.Popen[bytes] | None = None
         for _attempt in range(5):
             self.port = free_port()

@@ -15,9 +15,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from foreground import ForegroundServer, installed, unprivileged
+from foreground import ForegroundServer, installed
 
 import error_pages
+from worker_files import worker_user
 
 CONFIG = """
 server.modules = ("mod_proxy", "mod_deflate")
@@ -55,7 +56,7 @@ def _pages(folder: Path) -> str:
 
 
 def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
-    owner = unprivileged()
+    owner = worker_user()
     (folder / "html").mkdir(exist_ok=True)
     log = folder / "error.log"
     log.touch()

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from foreground import ForegroundServer, installed, unprivileged
+from foreground import ForegroundServer, installed
 
 import error_pages
+from worker_files import worker_user
 
 CONFIG = """
 worker_processes 1;
@@ -74,7 +75,7 @@ FAULTS = {
 
 
 def config(folder: Path, port: int, upstream: int, fault: str = "") -> str:
-    owner = unprivileged()
+    owner = worker_user()
     pages = ""
     if fault not in ("html-error-pages", "body-limit-html"):
         error_pages.write_pages(folder)
