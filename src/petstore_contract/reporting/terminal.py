@@ -21,7 +21,8 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     if len(violated) > SHOWN:
         rest = violated[SHOWN:]
         lines.append(f"and {len(rest)} more violated clauses: {view.names([c.id for c in rest], 10)}")
-    lines += _undecided(result)
+    single = view.one_reason_line(result)
+    lines += [single] if single else _undecided(result)
     for clause in view.violated_should(result)[:SHOWN]:
         lines.append("warning (SHOULD) " + view.first_line(clause))
     for warning in view.other_warnings(result)[:SHOWN]:
@@ -29,7 +30,8 @@ def final_lines(result: RunResult, paths: dict[str, Path]) -> list[str]:
     lines += view.waived_lines(result)
     if result.coverage is not None:
         lines.append(view.coverage_line(result))
-        lines += [cut(f"not observed: {item}", LINE) for item in result.coverage["not_observed"][:SHOWN]]
+        if not single:  # a run that judged nothing observed nothing: its coverage is its one line
+            lines += [cut(f"not observed: {item}", LINE) for item in result.coverage["not_observed"][:SHOWN]]
     facts = result.facts
     if "requests" in facts:  # what the run cost the target: a store without delete keeps what it adds
         counted = f"requests {facts['requests']:,}, writes {facts.get('writes', 0):,}"

@@ -313,6 +313,28 @@ def describe(result: RunResult) -> str:
     return "; ".join(parts)
 
 
+def one_reason(result: RunResult) -> tuple[str, int] | None:
+    """(reason, clauses) when every selected clause is undecided for one and the same reason, the
+    verdict's own (a target the run could not judge): every output says it once, with the count."""
+    selected = [c for c in result.clauses if c.outcome != NOT_SELECTED]
+    reasons = {(note.kind, note.reason) for c in selected for note in c.notes}
+    if result.verdict != INCONCLUSIVE or not selected or len(reasons) != 1:
+        return None
+    if any(c.outcome != UNDECIDED or not c.notes for c in selected):
+        return None
+    reason = next(iter(reasons))[1]
+    return (reason, len(selected)) if reason == result.reason else None
+
+
+def one_reason_line(result: RunResult) -> str:
+    """The undecided clauses of a run that judged nothing, in one line that does not repeat the reason."""
+    found = one_reason(result)
+    if found is None:
+        return ""
+    count = found[1]
+    return f"undecided: all {count} selected clause{'s' if count != 1 else ''}, for the verdict's one reason"
+
+
 def other_warnings(result: RunResult) -> list[str]:
     """``result.warnings`` but those that only repeat a SHOULD clause shown in full beside them."""
     shown = tuple(f"{c.id} (" for c in violated_should(result))
