@@ -151,6 +151,13 @@ def not_json(server: HostileServer, conn: socket.socket, head: bytes) -> None:
     conn.sendall(response_head("200 OK", headers) + body)
 
 
+def other_json_api(server: HostileServer, conn: socket.socket, head: bytes) -> None:
+    """Another JSON service at the base URL (a web framework's default 404 for every route it lacks)."""
+    body = b'{"detail": "Not Found"}'
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"}
+    conn.sendall(response_head("404 Not Found", headers) + body)
+
+
 def endless(server: HostileServer, conn: socket.socket, head: bytes) -> None:
     """Answers 200 and sends JSON-looking bytes with no length, until the client hangs up (or 1 GB)."""
     conn.sendall(response_head("200 OK", {"Content-Type": "application/json", "Connection": "close"}))
