@@ -151,6 +151,17 @@ def not_json(server: HostileServer, conn: socket.socket, head: bytes) -> None:
     conn.sendall(response_head("200 OK", headers) + body)
 
 
+def html_list(server: HostileServer, conn: socket.socket, head: bytes) -> None:
+    """The Pet Store's Error for every request but the list, which is a 200 HTML page (a broken service)."""
+    path = head.split(b" ", 2)[1].split(b"?", 1)[0]
+    if path.rstrip(b"/") == b"/v1/pets":
+        not_json(server, conn, head)
+        return
+    body = b'{"code": 404, "message": "no such animal", "status": 404}'
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"}
+    conn.sendall(response_head("404 Not Found", headers) + body)
+
+
 def other_json_api(server: HostileServer, conn: socket.socket, head: bytes) -> None:
     """Another JSON service at the base URL (a web framework's default 404 for every route it lacks)."""
     body = b'{"detail": "Not Found"}'

@@ -121,7 +121,7 @@ ROWS = [
     Unusable(
         "wrong-key",
         _reference(),
-        r"^the configured key was rejected \(401\) on every operation \(GET /pets, GET /pets/\{petId\}, "
+        r"^the configured key was rejected on every operation \(401 to GET /pets, GET /pets/\{petId\}, "
         r"GET /store/orders, POST /pets\): check PETSTORE_API_KEY$",
         requests=4,  # the key asked once on each of the 4 operations; the POST created nothing
         writes=1,
@@ -130,7 +130,7 @@ ROWS = [
     Unusable(
         "rejects-every-key-read-only",
         _reference(UNJUDGEABLE["rejects-every-key"]),
-        r"^the configured key was rejected \(401\) on every read operation \(GET /pets, GET /pets/\{petId\}, "
+        r"^the configured key was rejected on every read operation \(401 to GET /pets, GET /pets/\{petId\}, "
         r"GET /store/orders; POST /pets not asked: read-only run\): check PETSTORE_API_KEY$",
         requests=3,
         args=("--contract-read-only",),

@@ -86,12 +86,12 @@ def _key_refused(api: Api, key_env: str, read_only: bool, new_pet: Callable[[], 
             return ""
         asked.append(operation)
     if read_only:
-        where = f"every read operation ({', '.join(asked)}; {CREATE} not asked: read-only run)"
+        where = f"every read operation (401 to {', '.join(asked)}; {CREATE} not asked: read-only run)"
     else:
         if _accepted(api, "POST", "/pets", new_pet()):
             return ""
-        where = f"every operation ({', '.join([*asked, CREATE])})"
-    return f"the configured key was rejected (401) on {where}: check {key_env}"
+        where = f"every operation (401 to {', '.join([*asked, CREATE])})"
+    return f"the configured key was rejected on {where}: check {key_env}"
 
 
 def _accepted(api: Api, method: str, path: str, body: dict[str, Any] | None = None) -> bool:
