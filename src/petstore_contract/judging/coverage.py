@@ -270,7 +270,7 @@ def _why_not(
     clause = clauses.get(CLAUSE_OF.get((operation, status), "") or (MISSING_KEY if status == "401" else ""))
     if clause is not None and clause.outcome == UNDECIDED and clause.notes:
         return why + f" ({clause.id} undecided: {clause.notes[0].reason})"
-    if clause is not None and clause.outcome == NOT_SELECTED and not meant:
+    if clause is not None and clause.outcome == NOT_SELECTED and not meant and not read_only:
         return why + f" ({clause.id}: its tests were not selected)"
     return why
 
