@@ -91,6 +91,8 @@ def _tls_asked_over_http(where: Path) -> Iterator[str]:
 NO_ANSWER = r"^the target did not answer: GET http://127\.0\.0\.1:\d+/v1/pets\?limit=1: "
 ROWS = [
     Unusable("closed-port", _closed, NO_ANSWER + "connection refused$", requests=3),
+    # The same under xdist: the controller's pre-flight decides, and its workers run no test and send nothing.
+    Unusable("closed-port-xdist", _closed, NO_ANSWER + "connection refused$", requests=3, args=("-n", "2")),
     Unusable(
         "https-to-plain-http",
         _reference(scheme="https"),
