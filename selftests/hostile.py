@@ -7,6 +7,7 @@ seconds even if nobody stops it.
 
 from __future__ import annotations
 
+import itertools
 import socket
 import struct
 import threading
@@ -160,6 +161,21 @@ def html_list(server: HostileServer, conn: socket.socket, head: bytes) -> None:
     body = b'{"code": 404, "message": "no such animal", "status": 404}'
     headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"}
     conn.sendall(response_head("404 Not Found", headers) + body)
+
+
+def refuses_after_a_5xx() -> Handler:
+    """The document's Error for every request: a 503 to the first (the pre-flight sees a service), then a
+    401 with a Bearer challenge to every other, the valid key included (a key the service does not know)."""
+    answered = itertools.count()
+
+    def handler(server: HostileServer, conn: socket.socket, head: bytes) -> None:
+        status = 503 if next(answered) == 0 else 401
+        body = f'{{"code": "refused", "message": "refused", "status": {status}}}'.encode()
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"}
+        headers["WWW-Authenticate"] = 'Bearer realm="pets"'
+        conn.sendall(response_head("503 Service Unavailable" if status == 503 else "401 Unauthorized", headers) + body)
+
+    return handler
 
 
 def other_json_api(server: HostileServer, conn: socket.socket, head: bytes) -> None:

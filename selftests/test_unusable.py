@@ -31,7 +31,7 @@ import pytest
 from devtools import SuiteRun
 from devtools.catalog import UNJUDGEABLE
 from hosted import run_hosted
-from hostile import HostileServer, free_port, not_json, other_json_api
+from hostile import HostileServer, free_port, not_json, other_json_api, refuses_after_a_5xx
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from test_hostile import TlsReference
 
@@ -196,3 +196,23 @@ def assert_one_screen(run: SuiteRun, reason: str) -> None:
     assert len(page.encode()) < HTML_LIMIT, len(page.encode())
     assert page.count(html.escape(reason, quote=False)) == 1, page.count(html.escape(reason, quote=False))
     assert 'id="matrix"' not in page and 'id="coverage"' not in page
+
+
+def test_a_key_refused_after_the_pre_flight_leaves_no_failed_test() -> None:
+    """The pre-flight met a 5xx (the service's or the deployment's: the run judges it), then every request
+    was refused: the run voids every judgement (the key was rejected), and no test that failed as it ran is
+    a failure in JUnit: each is skipped with the reason."""
+    with HostileServer(refuses_after_a_5xx()) as server:
+        run = run_hosted(server.base_url, KEY, *ARGS, keep=REPORTS, timeout=300)
+    assert (run.exit_code, run.verdict) == (6, "inconclusive"), run.output[-3000:]
+    assert (
+        run.summary["reason"]
+        == "the configured key was rejected on every operation asked with it: check PETSTORE_API_KEY"
+    )
+    root = ET.fromstring(run.reports["junit.xml"])
+    assert sum(int(s.get("failures", "0")) for s in root.iter("testsuite")) == 0
+    assert not list(root.iter("failure")), "a test whose judgement the verdict voided failed"
+    voided = [
+        e for e in root.iter("skipped") if e.get("type") == "undecided" and "key was rejected" in e.get("message", "")
+    ]
+    assert voided, "no test that failed as it ran was kept as skipped with the reason"
