@@ -332,8 +332,8 @@ class ContractSession:
             new_pet=lambda: run.new_pet("preflight", None),
         )
         self.round_trip = found.round_trip
-        self.unjudged = run.redact(found.unjudged)
         embedded = self.embedded.problem() if self.embedded is not None and found.problem else ""
+        self.unjudged = run.redact(embedded or found.unjudged) if found.unjudged else ""
         return embedded or found.problem
 
     def _header(self) -> list[str]:
