@@ -58,7 +58,8 @@ def check(api: Api, *, key_env: str, read_only: bool, new_pet: Callable[[], dict
     if first.status == 401:
         problem = f"the configured key was rejected (401 to GET /pets): check {key_env}"
         return Preflight(problem, _key_refused(api, key_env, read_only, new_pet), round_trip)
-    return Preflight("", _not_the_service(api, first), round_trip)
+    other = _not_the_service(api, first)
+    return Preflight(other, other, round_trip)  # the header names it too
 
 
 def _unreachable(api: Api, problem: TargetProblem) -> str:
