@@ -9,11 +9,16 @@ what happened:
 - exit 6, the one reason in summary.json and in the terminal's last line;
 - JUnit: no failure at all (exit 6 is never a red test), every test of the suite skipped with the
   reason, the verdict's testcase an error;
-- the requests and writes the pre-flight needed to prove it, and no more (the target's own count
-  where it keeps one); no speed bound: requests, not seconds;
+- the requests and writes the pre-flight needed to prove it, and no more (no speed bound: requests,
+  not seconds);
 - no reason, note, coverage line or warning speaks of a store, of held-back creates or of a selection,
   none of which happened;
 - report.html on one screen: the reason said once, the page a few kilobytes.
+
+A key refused only after the pre-flight (it met a 5xx) voids every judgement at the end: no test that
+failed as it ran stays a JUnit failure.  And the other way round (specificity): no fault or compliant
+variant of the catalog is called unusable by the pre-flight, which asks each once (twice where its list
+is no list: an id probe).
 """
 
 from __future__ import annotations
@@ -29,10 +34,11 @@ from pathlib import Path
 import pytest
 
 from devtools import SuiteRun
-from devtools.catalog import UNJUDGEABLE
+from devtools.catalog import FAULTS, UNJUDGEABLE, VARIANTS, catalog_app
 from hosted import run_hosted
 from hostile import HostileServer, free_port, not_json, other_json_api, refuses_after_a_5xx
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
+from petstore_contract.run import Run, RunSettings, preflight
 from test_hostile import TlsReference
 
 KEY = "unusable-selftest-key-7d20b4"
@@ -216,3 +222,44 @@ def test_a_key_refused_after_the_pre_flight_leaves_no_failed_test() -> None:
         e for e in root.iter("skipped") if e.get("type") == "undecided" and "key was rejected" in e.get("message", "")
     ]
     assert voided, "no test that failed as it ran was kept as skipped with the reason"
+
+
+# -- specificity: no server of the catalog is called unusable -------------------------------------------
+
+CATALOG = [("fault", name) for name in FAULTS] + [("variant", name) for name in VARIANTS]
+SLICE = CATALOG[::10]  # tier 1: every tenth server of the catalog; tier 2: every one
+
+
+def unusable_among(servers: list[tuple[str, str]]) -> list[tuple[str, int, str]]:
+    """The catalog's servers the pre-flight alone calls unusable, or asks more than twice (kind, requests, why)."""
+    found = []
+    for kind, name in servers:
+        app = catalog_app(KEY, REFERENCE, name) if kind == "fault" else catalog_app(KEY, VARIANTS[name])
+        with BackgroundServer(app) as server:
+            seen, requests = _preflight(server.base_url)
+        if seen.unjudged or seen.problem or requests > 2:
+            found.append((f"{kind} {name}", requests, seen.unjudged or seen.problem))
+    return found
+
+
+def _preflight(base_url: str) -> tuple[preflight.Preflight, int]:
+    """The pre-flight of a read-write run against ``base_url``, and the requests it sent."""
+    run = Run(RunSettings("custom", base_url, "PETSTORE_API_KEY", read_only=False), KEY)
+    try:
+        seen = preflight.check(
+            run.api, key_env="PETSTORE_API_KEY", read_only=False, new_pet=lambda: run.new_pet("preflight", None)
+        )
+        return seen, int(run.guard.counters()["requests"])
+    finally:
+        run.close()
+
+
+def test_no_server_of_the_catalog_slice_is_unusable() -> None:
+    """A fault breaks a sentence and a compliant variant chooses where the document is silent: each is the
+    service, judged; the pre-flight asks it once (twice where the list is no list: an id probe)."""
+    assert not unusable_among(SLICE)
+
+
+@pytest.mark.tier_2
+def test_no_server_of_the_catalog_is_unusable() -> None:
+    assert not unusable_among(CATALOG)
