@@ -7,6 +7,7 @@ seconds even if nobody stops it.
 
 from __future__ import annotations
 
+import itertools
 import socket
 import struct
 import threading
@@ -149,6 +150,39 @@ def not_json(server: HostileServer, conn: socket.socket, head: bytes) -> None:
     body = b"<html><body><h1>Welcome to the gateway</h1></body></html>"
     headers = {"Content-Type": "text/html", "Content-Length": str(len(body)), "Connection": "close"}
     conn.sendall(response_head("200 OK", headers) + body)
+
+
+def html_list(server: HostileServer, conn: socket.socket, head: bytes) -> None:
+    """The Pet Store's Error for every request but the list, which is a 200 HTML page (a broken service)."""
+    path = head.split(b" ", 2)[1].split(b"?", 1)[0]
+    if path.rstrip(b"/") == b"/v1/pets":
+        not_json(server, conn, head)
+        return
+    body = b'{"code": 404, "message": "no such animal", "status": 404}'
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"}
+    conn.sendall(response_head("404 Not Found", headers) + body)
+
+
+def refuses_after_a_5xx() -> Handler:
+    """The document's Error for every request: a 503 to the first (the pre-flight sees a service), then a
+    401 with a Bearer challenge to every other, the valid key included (a key the service does not know)."""
+    answered = itertools.count()
+
+    def handler(server: HostileServer, conn: socket.socket, head: bytes) -> None:
+        status = 503 if next(answered) == 0 else 401
+        body = f'{{"code": "refused", "message": "refused", "status": {status}}}'.encode()
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"}
+        headers["WWW-Authenticate"] = 'Bearer realm="pets"'
+        conn.sendall(response_head("503 Service Unavailable" if status == 503 else "401 Unauthorized", headers) + body)
+
+    return handler
+
+
+def other_json_api(server: HostileServer, conn: socket.socket, head: bytes) -> None:
+    """Another JSON service at the base URL (a web framework's default 404 for every route it lacks)."""
+    body = b'{"detail": "Not Found"}'
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), "Connection": "close"}
+    conn.sendall(response_head("404 Not Found", headers) + body)
 
 
 def endless(server: HostileServer, conn: socket.socket, head: bytes) -> None:

@@ -3,7 +3,7 @@
 Three runs over the real clause registry: a conformant one (two clauses need a store the suite can
 see whole, one SHOULD clause is a warning), a not-conformant one (150 findings over 12 MUST clauses,
 10,000-character names, URLs and bodies, markup in what the server sent, 12 identical findings on
-one clause) and an inconclusive one (the target refused every connection).
+one clause) and an inconclusive one (the target refused every connection: the pre-flight's reason on every clause).
 """
 
 from __future__ import annotations
@@ -299,10 +299,10 @@ def not_conformant(long: int = LONG) -> RunResult:
 
 
 def inconclusive() -> RunResult:
-    reason = f"the target refused every connection: {REFUSED_URL}"
+    reason = f"the target did not answer: GET {REFUSED_URL}/pets?limit=1: connection refused"
     clauses = []
     for cid in registry():
-        note = Note((cid,), TARGET, f"connection refused: {REFUSED_URL}")
+        note = Note((cid,), TARGET, reason)  # as the pre-flight leaves every clause (plugin/session.py)
         clauses.append(_row(cid, UNDECIDED, notes=[note]))
     return RunResult(
         verdict=INCONCLUSIVE,

@@ -10,9 +10,10 @@ terminal, summary.json, summary.md, report.html, junit.xml).
 - A target that cannot be judged (refused, silent, resets every connection, a body that never
   ends or never finishes, a TLS certificate not trusted, the run budget spent) ends ``inconclusive``
   (exit 6): no verdict on the target, never a pass.
-- A target that answers garbage (HTML for every request) ends ``not_conformant`` (exit 1) with
-  findings: it answers, and what it answers breaks the contract.  So does one that redirects every
-  request away from its origin: the redirect is not followed (the key stays with the target), and a
+- A target that answers garbage where the service answers (an HTML page for the list, the document's
+  Error elsewhere) ends ``not_conformant`` (exit 1) with findings: it answers, and what it answers breaks
+  the contract.  (HTML for every request is not the service at all: ``test_unusable.py``.)  So does one
+  that redirects every request away from its origin: the redirect is not followed (the key stays with the target), and a
   3xx is no answer the document lists for a request it describes (``responses.documented``).
 """
 
@@ -37,7 +38,7 @@ from hostile import (
     endless,
     free_port,
     has_authorization,
-    not_json,
+    html_list,
     redirect_to,
     reset_at_once,
     reset_mid_body,
@@ -158,7 +159,7 @@ def test_redirect_to_another_origin_keeps_the_key(collected: int) -> None:
 
 
 def test_body_that_is_not_json(collected: int) -> None:
-    run, _ = against(not_json)
+    run, _ = against(html_list)
     assert_ends(run, "not_conformant", r"MUST clauses violated: .*list\.shape", collected, max_seconds=120)
     assert {"list.shape", "json.content-type"} <= run.violated()
     observed = [f["observed"] for f in run.findings() if f["clause"] == "list.shape"]

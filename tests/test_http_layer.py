@@ -143,8 +143,10 @@ def _http_layer(run: Run, seeded: Seeded) -> dict[str, RawAnswer | TargetProblem
         small = [case for case in chosen if not case.size]
         answers = dict(zip([c.id for c in small], run.api.map(lambda c: _send(sender, run, c), small), strict=True))
         answers.update({case.id: _send(sender, run, case) for case in chosen if case.size})
-        # What the reports say was sent (``coverage_line``): requests, kinds, and the bytes of the large bodies.
-        run.api.transport.guard.note_layer(len(chosen), len({c.rule for c in chosen}), sum(c.size for c in chosen))
+        # What the reports say was sent (``coverage_line``): requests, kinds, and the bytes of the large bodies;
+        # a request the run held back (breaker open, budget spent) carries no exchange, and was not sent.
+        sent = [c for c in chosen if "unanswered" not in answers[c.id] or answers[c.id]["exchange"] is not None]
+        run.api.transport.guard.note_layer(len(sent), len({c.rule for c in sent}), sum(c.size for c in sent))
         return answers
 
     return {key: _row(data) for key, data in run.once("http_layer", send).items()}

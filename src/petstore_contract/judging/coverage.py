@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from petstore_contract.core.records import UNDECIDED, ClauseResult
+from petstore_contract.core.records import NOT_SELECTED, UNDECIDED, ClauseResult
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.interface.spec import operation_of
 from petstore_contract.transport import COUNTERS_GLOB, Observed
@@ -65,6 +65,7 @@ CLAUSE_OF: dict[tuple[str, str], str] = {
     (LIST, "200"): "list.shape",
     (ORDERS, NOT_SHOWN): "orders.available",
 }
+MISSING_KEY = "auth.missing"  # the clause of every operation's 401: a request without the key
 
 
 def _ids_listed(seen: Observed) -> list[int]:
@@ -265,10 +266,13 @@ def _why_not(
             why = "the run sent no request meant to produce it"
     else:
         why = _asked_and_answered(meant)
-    clause = clauses.get(CLAUSE_OF.get((operation, status), ""))
+    # Only what the run observed: the clause that asks for this answer, undecided or not selected.
+    clause = clauses.get(CLAUSE_OF.get((operation, status), "") or (MISSING_KEY if status == "401" else ""))
     if clause is not None and clause.outcome == UNDECIDED and clause.notes:
         return why + f" ({clause.id} undecided: {clause.notes[0].reason})"
-    return why + (" (its tests not selected?)" if not meant and not read_only else "")
+    if clause is not None and clause.outcome == NOT_SELECTED and not meant and not read_only:
+        return why + f" ({clause.id}: its tests were not selected)"
+    return why
 
 
 def _asked_and_answered(answers: Counter[str]) -> str:

@@ -39,6 +39,7 @@ class Finish:
         self.stopped_early = ""  # pytest's reason when -x or --maxfail stopped the run
         self.stopped_by: tuple[str, int] | None = None  # (signal name, tests selected) when a signal stopped it
         self.counters_file: Path | None = None  # where this process's counters went (written again after re-asks)
+        self.unjudged = ""  # the pre-flight proved the target cannot be judged: the run's one reason
 
     def keep(self, report: pytest.TestReport) -> None:
         """A test's record (the controller sees the reports of every xdist worker too)."""
@@ -51,7 +52,7 @@ class Finish:
             self.records[record.nodeid] = record
 
     def problems(self, exitstatus: int, counters: dict[str, Any]) -> list[str]:
-        found = []
+        found = [self.unjudged] if self.unjudged else []
         if self.stopped_by is not None:
             name, selected = self.stopped_by
             if selected:
@@ -67,6 +68,8 @@ class Finish:
             found.append(spent)
         breaker = self.run.guard.breaker_open() or ""
         first = self.run.guard.first_problem
+        if self.unjudged:
+            return found  # the pre-flight's reason says what the breaker and the key would
         if breaker or (
             first and counters.get("no_answer", 0) and counters.get("no_answer") == counters.get("requests")
         ):
@@ -80,6 +83,8 @@ class Finish:
 
     def key_rejected(self) -> bool:
         """The valid key refused on every operation: nothing the target answered can be judged."""
+        if self.unjudged:
+            return False  # the pre-flight decided, and its reason is the run's
         refused = {f.test for r in self.records.values() for f in r.findings if f.clause == "auth.accepted"}
         accepted = [r for r in self.records.values() if r.judged.get("auth.accepted") == "conforms"]
         return bool(refused) and not accepted
@@ -116,7 +121,9 @@ class Finish:
         pipeline = self._pipeline()  # the re-asks' answers judged too
         facts["judged"], facts["unanswered"] = pipeline["judged"], pipeline["unanswered"]
         rows = checked_reasons(clause_results(judged), int(counters.get("unknown_writes") or 0))
-        if self.key_rejected():
+        if self.unjudged:
+            rows = void(rows, self.unjudged)  # what the pre-flight's answers showed is judged by nothing
+        elif self.key_rejected():
             rows = void(rows, f"the configured key was rejected ({self.run.settings.key_env})")
         warnings = [
             *events,
@@ -149,6 +156,8 @@ class Finish:
         """Why no finding may be asked again ("" when they may)."""
         if exitstatus == INTERRUPTED or self.stopped_by is not None:
             return "the run was interrupted"
+        if self.unjudged:
+            return self.unjudged
         if self.key_rejected():
             return f"the configured key was rejected ({self.run.settings.key_env})"
         return ""

@@ -16,14 +16,13 @@ selection is known (``preparation``, ``ahead``), and turns each test into a reco
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
-from petstore_contract.core.records import BUDGET, undecided
+from petstore_contract.core.records import BUDGET, TARGET, UNDECIDED, TestRecord, Undecided, undecided
 from petstore_contract.interface.clauses import registry
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.judging.expect import JUDGE_KEY, judge_of
@@ -31,10 +30,9 @@ from petstore_contract.plugin.classify import WARNING_SECTION, FailureRepr, fail
 from petstore_contract.plugin.finish import RECORD_ATTR, Finish
 from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reporting import outputs
-from petstore_contract.run import Run, ahead, heap, install
+from petstore_contract.run import Run, ahead, heap, install, preflight
 from petstore_contract.run import setup as preparation
 from petstore_contract.run.selection import clause_ids, needed_writes, whole_suite_selected, will_run
-from petstore_contract.transport import TargetProblem
 
 CONTROLLER, WORKER = "controller", "worker"
 
@@ -49,6 +47,10 @@ class ContractSession:
         self.embedded = embedded  # the embedded reference server, when no target was given
         self.finishing = Finish(config, run) if role == CONTROLLER else None
         self.preflight = ""  # the one-line problem the pre-flight request found
+        # Why the target cannot be judged, when the pre-flight proved it (``run/preflight.py``): every
+        # test is then skipped with this one reason, and set-up sends nothing.  The controller decides;
+        # an xdist worker reads it from its workerinput.
+        self.unjudged = str(getattr(config, "workerinput", {}).get("petstore_unjudged", ""))
         self.round_trip = 0.0  # seconds the pre-flight request took
         self.session: pytest.Session | None = None  # the controller's, for a stop signal
         self.signals = StopSignals(self._stop) if role == CONTROLLER else None
@@ -66,6 +68,7 @@ class ContractSession:
         workerinput, over xdist's channel: never on a command line.
         """
         node.workerinput["petstore_settings"] = self.run.settings.to_dict()
+        node.workerinput["petstore_unjudged"] = self.unjudged
         if self.embedded is not None:
             node.workerinput["petstore_key"] = self.run.target.api_key
 
@@ -79,6 +82,8 @@ class ContractSession:
         if self.embedded is not None:
             self.run.cases.load_schemas_ahead()
         self.preflight = self._check_target()
+        if self.unjudged and self.finishing is not None:
+            self.finishing.unjudged = self.unjudged
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         quiet = session.config.option.verbose < 0  # pytest shows no header then: the problem still shows
         if self.preflight and quiet and reporter is not None:
@@ -93,7 +98,7 @@ class ContractSession:
         """In a run of the whole suite, set-up starts when collection reaches its first module, so
         that its round trips overlap the collection of the generated tests.  A run that selects
         tests (-k, -m, --deselect) or only collects keeps set-up for its first test: it may select none."""
-        if isinstance(collector, pytest.Module) and whole_suite_selected(collector.config):
+        if isinstance(collector, pytest.Module) and whole_suite_selected(collector.config) and not self.unjudged:
             preparation.start_set_up(self.run)
 
     @pytest.hookimpl(tryfirst=True)
@@ -110,7 +115,7 @@ class ContractSession:
         frozen (``heap``).  The walks start early only in the controller of a concurrent run: an xdist
         worker starts each when its test runs, and ``--contract-concurrency 1`` keeps the tests' order."""
         runnable = [item for item in session.items if will_run(item)]
-        if not session.config.option.collectonly and runnable:
+        if not session.config.option.collectonly and runnable and not self.unjudged:
             if not whole_suite_selected(session.config):
                 # -k, -m, --deselect: set-up writes only what the selected tests judge.  (A whole-suite
                 # run started set-up during collection, with every part: what the whole suite needs.)
@@ -124,6 +129,11 @@ class ContractSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        clauses = tuple(clause_ids(item))
+        if self.unjudged and clauses and item.get_closest_marker("skip") is None:
+            # The pre-flight proved the target cannot be judged: no test sends a request, each is
+            # skipped with the run's one reason (never a failure: it judged nothing).
+            raise undecided(clauses, TARGET, self.unjudged)
         spent = self.run.guard.budget_spent()
         if spent:
             raise undecided(tuple(clause_ids(item)), BUDGET, f"{spent}; test not run")
@@ -183,12 +193,19 @@ class ContractSession:
             # Only SHOULD clauses broken: a warning, so pytest's count, -x and --maxfail agree with the verdict.
             report.outcome, report.longrepr = "passed", None
             report.sections.append((WARNING_SECTION, self.run.redact(failure_text(record, self.run.settings.key_env))))
+        elif report.failed and record.outcome == UNDECIDED and not record.findings:
+            # The test judged nothing (the target did not answer it): skipped with its reason, never a
+            # failure, in the terminal, JUnit and pytest-html alike (``record.notes`` say why).
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0, self.run.redact(_skip_reason(record)))
         elif report.failed:
             # pytest types longrepr as its own classes; FailureRepr offers the same reading interface.
             report.longrepr = cast(Any, FailureRepr(self.run.redact(failure_text(record, self.run.settings.key_env))))
         elif report.skipped and isinstance(report.longrepr, tuple):
             path, line, reason = report.longrepr
-            report.longrepr = (path, line, self.run.redact(str(reason)))
+            # pytest names the class of a skip that is not its own (``Undecided``): the reason stands alone.
+            reason = str(reason).removeprefix(f"{Undecided.__module__}.{Undecided.__qualname__}: ")
+            report.longrepr = (path, line, self.run.redact(reason))
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -309,17 +326,19 @@ class ContractSession:
         return 0 if item.get_closest_marker("deferred") is not None else 1
 
     def _check_target(self) -> str:
-        """One request before the run, so an unusable target or key is named once, in one line."""
-        started = time.monotonic()
-        try:
-            answer = self.run.api.get("/pets", params={"limit": 1})
-        except TargetProblem as exc:
-            return (self.embedded.problem() if self.embedded is not None else "") or str(exc)
-        finally:
-            self.round_trip = time.monotonic() - started
-        if answer.status == 401:
-            return f"the configured key was rejected (401 to GET /pets): check {self.run.settings.key_env}"
-        return ""
+        """The pre-flight (``run/preflight.py``): an unusable target or key named once, in one line, and
+        proved with the fewest requests before any test runs."""
+        run = self.run
+        found = preflight.check(
+            run.api,
+            key_env=run.settings.key_env,
+            read_only=run.read_only,
+            new_pet=lambda: run.new_pet("preflight", None),
+        )
+        self.round_trip = found.round_trip
+        embedded = self.embedded.problem() if self.embedded is not None and found.problem else ""
+        self.unjudged = run.redact(embedded or found.unjudged) if found.unjudged else ""
+        return embedded or found.problem
 
     def _header(self) -> list[str]:
         run = self.run
@@ -336,3 +355,9 @@ class ContractSession:
             start_up = " (including what was left of the embedded reference's start-up)" if self.embedded else ""
             lines.append(f"petstore pre-flight: {self.round_trip * 1000:.0f} ms{start_up}")
         return lines
+
+
+def _skip_reason(record: TestRecord) -> str:
+    """The one line a test that judged nothing is skipped with: its clauses' first reason."""
+    note = record.notes[0] if record.notes else None
+    return f"undecided: {note.reason}" if note is not None else "undecided"

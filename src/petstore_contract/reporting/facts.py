@@ -33,7 +33,7 @@ FACT_LABELS = {
     "layer_bytes": "HTTP layer: bytes of large bodies",
     "reasked": "Findings' requests asked again at the end",
     "created": "Animals created",
-    "held_back": "Generated creates held back (crowded store)",
+    "held_back": "Generated creates held back (the store was not seen whole)",
     "suite_version": "Suite version",
     "schemathesis_version": "Schemathesis version",
     "hypothesis_version": "Hypothesis version",

@@ -34,6 +34,8 @@ TEST_NAME_LIMIT = 300
 TESTS_SHOWN = 12  # tests named under one folded finding
 FOLDED_SHOWN = 30  # distinct findings shown per clause; the rest are counted
 HEADER_LIMIT = 1_000
+# The facts a run that judged nothing shows above the fold: where it went, when, and what it cost.
+TOP_FACTS = ("target", "base_url", "mode", "started", "duration_s", "requests", "writes", "seed")
 
 
 @cache
@@ -82,7 +84,19 @@ def context(result: RunResult) -> dict[str, Any]:
         "not_selected": [c.id for c in result.clauses if c.outcome == NOT_SELECTED],
         "appendix": [_appendix(c) for c in result.clauses if c.outcome != NOT_SELECTED],
         "suite_version": str(result.facts.get("suite_version") or ""),
+        **_single(result, facts),
     } | _gate(result)
+
+
+def _single(result: RunResult, facts: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """A run that judged nothing (``view.one_reason``): its reason once, the clauses counted, the facts that
+    matter on top and the rest folded, so that the page fits a screen."""
+    single = view.one_reason_line(result)
+    return {
+        "single": single,
+        "single_clauses": [c.id for c in result.clauses if c.outcome == UNDECIDED] if single else [],
+        "top_facts": [row for row in facts if row[0] in TOP_FACTS],
+    }
 
 
 def _gate(result: RunResult) -> dict[str, Any]:

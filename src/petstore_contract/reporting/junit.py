@@ -34,7 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from petstore_contract.core import atomic
-from petstore_contract.core.records import REPEAT_WORDS, UNDECIDED, VIOLATED, Finding, RunResult, TestRecord, cut
+from petstore_contract.core.records import (
+    INCONCLUSIVE,
+    REPEAT_WORDS,
+    UNDECIDED,
+    VIOLATED,
+    Finding,
+    RunResult,
+    TestRecord,
+    cut,
+)
 from petstore_contract.reporting import junit_cases, view
 
 MESSAGE_LIMIT = 1_000  # a one-line message longer than this is cut (the body keeps it whole)
@@ -57,11 +66,14 @@ def rewrite(path: Path, result: RunResult, *, family: str = "xunit1", strict: bo
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
     clauses_of = _clauses_by_address(result)
     records_of = {address(record.nodeid): record for record in result.records}
+    unjudged = _unjudged(result)
     for suite in suites:
         for case in suite.iter("testcase"):
             if case.get("classname") in junit_cases.OURS:
                 continue  # the suite's own testcases (a second rewrite): written whole below
             record = records_of.get(_address_of(case))
+            if _address_of(case) in unjudged:
+                _skipped_not_failed(suite, case, unjudged[_address_of(case)])
             _one_line_messages(case)
             if record is not None:
                 _undecided_skipped(suite, case, record)
@@ -108,6 +120,37 @@ def address(nodeid: str, prefix: str = "") -> tuple[str, str]:
 
 
 # -- per testcase -----------------------------------------------------------------------------
+
+
+def _unjudged(result: RunResult) -> dict[tuple[str, str], str]:
+    """The tests of an inconclusive run that failed as they ran but whose findings the verdict does not hold
+    (a refused key voids every judgement; a deployment's 5xx is set aside): address -> why they are undecided.
+    Nothing they did is a violation, so none is a failure (failures >= 1 exactly when the exit code is 1)."""
+    if result.verdict != INCONCLUSIVE:
+        return {}
+    violated = {row.id for row in result.clauses if row.outcome == VIOLATED}
+    rows = {row.id: row for row in result.clauses}
+    found = {}
+    for record in result.records:
+        if record.outcome == "error" or any(f.clause in violated for f in record.findings):
+            continue  # the suite's own error, or a violation the verdict holds: a failure it stays
+        clauses = [rows[cid] for cid in (*(f.clause for f in record.findings), *record.clauses) if cid in rows]
+        notes = [note for row in clauses for note in row.notes if row.outcome == UNDECIDED]
+        found[address(record.nodeid)] = notes[0].reason if notes else result.reason
+    return found
+
+
+def _skipped_not_failed(suite: ET.Element, case: ET.Element, reason: str) -> None:
+    failure = case.find("failure")
+    if failure is None:
+        return
+    case.remove(failure)
+    skipped = ET.Element("skipped", type="undecided", message=_xml_text(cut(f"undecided: {reason}", MESSAGE_LIMIT)))
+    skipped.text = failure.text
+    case.insert(0 if case.find("properties") is None else 1, skipped)
+    for name, step in (("failures", -1), ("skipped", 1)):
+        if suite.get(name, "").isdigit():
+            suite.set(name, str(max(0, int(suite.get(name, "0")) + step)))
 
 
 def _one_line_messages(case: ET.Element) -> None:

@@ -117,7 +117,8 @@ def _coverage(result: RunResult) -> list[str]:
     """One line of coverage, then each documented answer or parameter value not observed."""
     if result.coverage is None:
         return []
-    missing = result.coverage["not_observed"]
+    # A run that judged nothing observed nothing: its coverage is its one line.
+    missing = [] if view.one_reason(result) else result.coverage["not_observed"]
     line = view.coverage_line(result)
     lines = [f"{text(line[:1].upper() + line[1:], 400)}.", ""]
     if missing:
@@ -147,6 +148,9 @@ def _undecided(result: RunResult) -> list[str]:
             groups.setdefault(key, []).append(clause.id)
     if not groups:
         return []
+    single = view.one_reason_line(result)
+    if single:
+        return [f"**{text(single[:1].upper() + single[1:])}.**", ""]
     lines = [f"**Undecided ({sum(len(ids) for ids in groups.values())}):**", ""]
     for (kind, reason), ids in list(groups.items())[:20]:
         listed = ", ".join(code(cid) for cid in ids[:12]) + (f" and {len(ids) - 12} more" if len(ids) > 12 else "")

@@ -345,6 +345,32 @@ def describe(result: RunResult) -> str:
     return "; ".join(parts)
 
 
+def one_reason(result: RunResult) -> tuple[str, int] | None:
+    """(reason, clauses) when every selected clause is undecided for one and the same reason (a target the
+    run could not judge, a budget spent before any test): every output says it once, with the count."""
+    selected = [c for c in result.clauses if c.outcome != NOT_SELECTED]
+    reasons = {(note.kind, note.reason) for c in selected for note in c.notes}
+    if result.verdict != INCONCLUSIVE or not selected or len(reasons) != 1:
+        return None
+    if any(c.outcome != UNDECIDED or not c.notes for c in selected):
+        return None
+    return next(iter(reasons))[1], len(selected)
+
+
+def one_reason_line(result: RunResult) -> str:
+    """The undecided clauses of a run that judged nothing, in one line (the verdict's reason is not said twice)."""
+    found = one_reason(result)
+    if found is None:
+        return ""
+    reason, count = found
+    clauses = f"all {count} selected clause{'s' if count != 1 else ''}"
+    return (
+        f"undecided: {clauses}, for the verdict's one reason"
+        if reason == result.reason
+        else f"undecided: {clauses}: {reason}"
+    )
+
+
 def other_warnings(result: RunResult) -> list[str]:
     """``result.warnings`` but those that only repeat a SHOULD clause shown in full beside them."""
     shown = tuple(f"{c.id} (" for c in violated_should(result))

@@ -13,7 +13,7 @@ The modules: ``target`` and ``profiles`` (which target, key variable and mode; d
 ``background``, ``cases`` (the generated tests' cases: drawn, sent side by side, judged), ``walks``
 (the stateful walks: drawn in the main thread, sent as chains on the run's pool), ``api`` (the
 targeted tests' vocabulary), ``selection`` (which tests a run selected), ``heap`` (the garbage
-collector during a run).
+collector during a run), ``preflight`` (before any test: whether the target can be judged at all).
 """
 
 from __future__ import annotations

@@ -99,7 +99,9 @@ def describe(exc: BaseException, where: str, target: str, seconds: float) -> str
     if isinstance(exc, requests.exceptions.ProxyError):
         return f"{where}: proxy error: {reason(exc)}"
     if _is_tls(exc):
-        hint = "" if "client certificate" in reason(exc) else " (see --contract-ca-bundle)"
+        # The CA bundle is the remedy only where a certificate was met and not trusted: never for a port that
+        # does not speak TLS, nor for a client certificate.
+        hint = " (see --contract-ca-bundle)" if "certificate verification" in reason(exc) else ""
         return f"TLS error talking to {target}: {reason(exc)}{hint}"
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return f"no connection to {target} within {seconds:g} s"
