@@ -7,7 +7,8 @@
 - ``terminal.final_lines(result, paths)``: what the plugin prints last.
 - ``verdict_line(result)``: the one line all of them share.
 
-The other modules: ``view`` (what every output says, computed once), ``outputs`` (where reports go),
+The other modules: ``view`` (what every output says, computed once), ``findings`` (findings folded and
+ordered: the broken sentence first, its plainest exchange first), ``outputs`` (where reports go),
 ``readback`` (a ``summary.json`` read back), ``pytest_html_hooks`` (the contract in pytest-html's
 report, with ``--html``); ``templates/`` and ``summary.schema.json`` beside them.
 

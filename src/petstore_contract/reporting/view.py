@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from petstore_contract.core.records import (
@@ -28,7 +27,6 @@ from petstore_contract.core.records import (
     NOT_SENT,
     OTHER,
     PRECONDITION,
-    REPEAT_WORDS,
     STORE_TOO_LARGE,
     TARGET,
     THROTTLED,
@@ -42,6 +40,13 @@ from petstore_contract.core.records import (
 )
 from petstore_contract.interface.clauses import registry
 from petstore_contract.reporting.facts import COUNTED_FACTS, FACT_LABELS
+
+# The findings' order and folding live in ``findings``; every output reads them through this module.
+from petstore_contract.reporting.findings import TIMES
+from petstore_contract.reporting.findings import Folded as Folded
+from petstore_contract.reporting.findings import fold as fold
+from petstore_contract.reporting.findings import plainness as plainness
+from petstore_contract.reporting.findings import story_order as story_order
 
 VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INCONCLUSIVE: "Inconclusive"}
 OUTCOME_WORDS = {CONFORMS: "conforms", VIOLATED: "violated", UNDECIDED: "undecided", NOT_SELECTED: "not selected"}
@@ -81,7 +86,6 @@ SECRET_NAME = re.compile(r"(?i)token|secret|passw|api_?key|credential|auth")
 URL_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
 HIDDEN = "[hidden]"
 
-TIMES = "\u00d7"  # the multiplication sign of a folded count: "\u00d712"
 LINE = 240
 REASON_LIMIT = 500  # the verdict line's reason
 FACT_LIMIT = 300
@@ -217,71 +221,6 @@ def why(clause: ClauseResult, limit: int = LINE) -> str:
 def anchor(clause_id: str) -> str:
     """The HTML id of a clause's section (clause ids are dotted words: safe in an id and a URL fragment)."""
     return "clause-" + re.sub(r"[^A-Za-z0-9._-]", "-", clause_id)
-
-
-# -- findings -------------------------------------------------------------------------------------
-
-
-@dataclass
-class Folded:
-    """Identical findings (same clause, expectation and observation) as one, with who saw it."""
-
-    finding: Finding
-    count: int = 1
-    tests: list[str] = field(default_factory=list)
-    repeats: Counter[str] = field(default_factory=Counter)  # repeat outcome -> findings of the group
-
-    @property
-    def line(self) -> str:
-        """The finding's one line (clause: expected; observed (METHOD URL))."""
-        return self.finding.summary()
-
-    @property
-    def repeat(self) -> str:
-        """Asked again, in words: "reproduced", "seen once", or for a mixed group each word with its count."""
-        words = [(REPEAT_WORDS[kind], n) for kind, n in self.repeats.items() if kind in REPEAT_WORDS]
-        if len(words) == 1:
-            return words[0][0]
-        return ", ".join(f"{word} {TIMES}{n}" for word, n in words)
-
-
-def fold(findings: list[Finding]) -> list[Folded]:
-    """Identical findings folded into one, each shown by its plainest exchange (``plainness``), the plainest
-    group first, then the most frequent, then in the order seen."""
-    groups: dict[tuple[str, str, str], Folded] = {}
-    for finding in findings:
-        group = groups.get(finding.fold_key())
-        if group is None:
-            group = groups[finding.fold_key()] = Folded(finding, 0)
-        elif plainness(finding) < plainness(group.finding):
-            group.finding = finding
-        group.count += 1
-        group.repeats[finding.repeat] += 1
-        if finding.test and finding.test not in group.tests:
-            group.tests.append(finding.test)
-    return sorted(groups.values(), key=lambda g: (plainness(g.finding), -g.count))
-
-
-def story_order(findings: list[Finding]) -> list[Finding]:
-    """A test's findings as its failure tells them: the most directly broken clause first, each clause's
-    plainest exchange first (the order of every report's violated clauses and first examples)."""
-    clauses = registry()
-
-    def rank(finding: Finding) -> int:
-        known = clauses.get(finding.clause)
-        return known.directness if known is not None else 1
-
-    return sorted(findings, key=lambda f: (rank(f), plainness(f)))
-
-
-def plainness(finding: Finding) -> tuple[bool, bool, bool, int]:
-    """How plainly a finding's exchange shows its clause broken, plainest least: one with a request to
-    replay, a request of set-up or a targeted test before a generated one (a drawn case holds whatever
-    Hypothesis drew), printable ASCII before other characters, then the shorter request (method, URL, body)."""
-    exchange = finding.exchange
-    request = f"{exchange.method} {exchange.url} {exchange.request_body or ''}" if exchange else ""
-    plain = request.isascii() and request.isprintable()
-    return exchange is None, finding.source == "generated", not plain, len(request)
 
 
 def finding_line(finding: Finding, limit: int = LINE) -> str:
