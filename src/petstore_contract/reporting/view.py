@@ -42,7 +42,7 @@ from petstore_contract.interface.clauses import registry
 from petstore_contract.reporting.facts import COUNTED_FACTS, FACT_LABELS
 
 # The findings' order and folding live in ``findings``; every output reads them through this module.
-from petstore_contract.reporting.findings import TIMES
+from petstore_contract.reporting.findings import TIMES as TIMES
 from petstore_contract.reporting.findings import Folded as Folded
 from petstore_contract.reporting.findings import fold as fold
 from petstore_contract.reporting.findings import plainness as plainness
