@@ -191,6 +191,8 @@ def _cases() -> list[Any]:
 @pytest.mark.parametrize(("row_id", "clause"), _cases())
 def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_id: str, clause: str) -> None:
     answer = refused[row_id]
+    if clause != "auth.missing":
+        judge.nothing_to_judge("auth.challenge.quiet")  # its rule is about requests without credentials
     bare = _missing_row(row_id)
     if bare is not None and bare in refused and refused[bare].status != 401:
         # A server that serves requests without Authorization serves these too: auth.missing says why.
@@ -215,7 +217,11 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
     with judge("json.content-type"):
         expect.json_media_type(answer)
     challenge = answer.headers.get("www-authenticate") or ""
-    if clause == "auth.missing" and "bearer" in headers.challenge_schemes(challenge):
+    if "bearer" not in headers.challenge_schemes(challenge):
+        # A 401 without a Bearer challenge (auth.challenge's finding): the quiet challenge's rule has
+        # nothing here to apply to.
+        judge.nothing_to_judge("auth.challenge.quiet")
+    elif clause == "auth.missing":
         # Judged only on a Bearer challenge: a 401 without one is auth.challenge's to judge, not a quiet one.
         with judge("auth.challenge.quiet"):
             if "error=" in challenge:

@@ -24,6 +24,7 @@ from petstore_contract.core.records import (
     BUDGET,
     CONFORMS,
     NOT_APPLICABLE,
+    NOT_SELECTED,
     PRECONDITION,
     TARGET,
     THROTTLED,
@@ -309,6 +310,12 @@ class Judge:
         self.outcomes.setdefault(clause, CONFORMS)
         self.count(clause)
         self.notes.append(Note((clause,), NOT_APPLICABLE, reason))
+
+    def nothing_to_judge(self, clause: str) -> None:
+        """This test's exchange is none ``clause``'s rule applies to (a challenge's parameters where the 401
+        carries no Bearer challenge): the clause is left to the tests that have one, and a violation this
+        test finds on another clause does not leave it undecided (``classify``)."""
+        self.outcomes.setdefault(clause, NOT_SELECTED)
 
     def violated(self, finding: Finding) -> None:
         self.findings.append(finding)
