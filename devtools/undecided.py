@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from devtools.catalog import FAULTS
-from devtools.killmatrix import CROWDED, EMPTY, Scenario, run_catalog
+from devtools.killmatrix import CROWDED, EMPTY, Scenario, acceptable, run_catalog
 from devtools.launcher import SuiteRun
 
 # Clauses a fault may leave undecided beside its own, each with its reason (docs/judging-rules.md,
@@ -67,7 +67,10 @@ def unexplained(fault: str, run: SuiteRun) -> list[Undecided]:
 
 
 def render(results: dict[Scenario, SuiteRun]) -> str:
-    lines = ["| fault | clause | verdict | violated | undecided beside them |", "|---|---|---|---|---|"]
+    lines = [
+        "| fault | clause | verdict | violated | undecided beside them | kill matrix |",
+        "|---|---|---|---|---|---|",
+    ]
     for scenario, run in sorted(results.items(), key=lambda item: (item[0].name, item[0].store)):
         fault = FAULTS[scenario.name]
         undecided = [
@@ -76,10 +79,12 @@ def render(results: dict[Scenario, SuiteRun]) -> str:
         ]
         lines.append(
             f"| `{scenario.label}` | {fault.clause} | {run.verdict} | {', '.join(sorted(run.violated())) or '-'} | "
-            f"{'; '.join(undecided) or '-'} |"
+            f"{'; '.join(undecided) or '-'} | {'caught' if acceptable(scenario, run) else '**NOT CAUGHT**'} |"
         )
     left = sorted(s.label for s, r in results.items() if unexplained(s.name, r))
+    missed = sum(not acceptable(s, r) for s, r in results.items())
     lines += ["", f"faults with an undecided clause beside the violated ones: {len(left)}/{len(results)}"]
+    lines += [f"faults the kill matrix does not accept (not caught on their clause, or collateral): {missed}"]
     lines += [f"  {label}" for label in left]
     return "\n".join(lines)
 

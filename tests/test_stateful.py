@@ -5,7 +5,9 @@ created is found by the id its create answered.  The profile's sequences are spl
 independent walks, each a test with its own seed.  A walk's steps are drawn with Hypothesis in the
 main thread and its sequences sent side by side on the run's pool, each a chain of round trips
 (``petstore_contract.run.walks``); the session starts the selected walks as soon as the selection is
-known, so that they overlap the rest of the run, and each test then judges what its walk saw.
+known, so that they overlap the rest of the run, and each test then judges what its walk saw.  A chain
+stops at a hop the round trip breaks; what the generated checks find on its answers (a create answered
+200 with its Pet: create.created's) is kept, and the chain follows its links on.
 """
 
 from __future__ import annotations

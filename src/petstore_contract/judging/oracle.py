@@ -13,7 +13,9 @@ asked:
 - no ``Deprecation``/``Sunset`` on the current operations (§9.3), a Bearer challenge on a 401;
 - and, from the request alone, what the document decides: a plain valid NewPet of the suite's own
   (a short name of the run's own, a small categoryId, a PetStatus or none) sent with the valid key
-  is created (201), whichever part of the run sent it (set-up's creates included);
+  is created (201), whichever part of the run sent it (set-up's creates included); one answered another
+  2xx with a Pet made that animal all the same: its status is create.created's finding, the rest of the
+  answer is judged as a 201's, and its id counts as handed out (one fault, one clause);
 - every Pet in every answer is one representation of its animal (``model.StoreModel``).
 
 The targeted tests choose what to send and add their own assertions.  A finding the pipeline makes
