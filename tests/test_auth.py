@@ -205,10 +205,16 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
         # §15.5.5); no animal is revealed.  Its Error body is still §7's.
         with judge("errors.body"):
             expect.error_body(answer)
+        _nothing_else(judge, clause, "auth.challenge", "auth.challenge.quiet")
         return
     with judge(clause):
         expect.status(answer, 401)
     if answer.status != 401:
+        # No 401 (the credential clause's finding), so no challenge to read; an answer that is no refusal
+        # carries no Error body to judge: those clauses are the other rows' to decide.
+        _nothing_else(
+            judge, "auth.challenge", "auth.challenge.quiet", *(("errors.body",) if answer.status < 400 else ())
+        )
         return
     with judge("auth.challenge"):
         expect.bearer_challenge(answer)
@@ -231,6 +237,11 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
                 raise Mismatch(
                     "no error= parameter without credentials", f"WWW-Authenticate: {challenge}", answer.exchange
                 )
+
+
+def _nothing_else(judge: Judge, *clauses: str) -> None:
+    for clause in clauses:
+        judge.nothing_to_judge(clause)
 
 
 @sent_ahead("accepted")
