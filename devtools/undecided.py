@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, acceptable, run_catalog
 from devtools.launcher import SuiteRun
+from petstore_contract.core.records import STORE_TOO_LARGE
+from petstore_contract.interface.clauses import registry
 
 # Clauses a fault may leave undecided beside its own, each with its reason (docs/judging-rules.md,
 # "One fault, one clause"): (fault, clause) -> why no client can decide the clause on that server.
@@ -62,8 +64,15 @@ def undecided_beside(run: SuiteRun) -> list[Undecided]:
 
 
 def unexplained(fault: str, run: SuiteRun) -> list[Undecided]:
-    """The undecided clauses of ``fault``'s run that no exception explains."""
-    return [u for u in undecided_beside(run) if (fault, u.clause) not in EXCEPTIONS]
+    """The undecided clauses of ``fault``'s run that no exception explains; a store too large to see whole
+    explains those the registry lets it (``undecided-ok``: named in the verdict line, never blocking)."""
+    clauses = registry()
+    return [
+        u
+        for u in undecided_beside(run)
+        if (fault, u.clause) not in EXCEPTIONS
+        and not (u.kinds == (STORE_TOO_LARGE,) and STORE_TOO_LARGE in clauses[u.clause].undecided_ok)
+    ]
 
 
 def render(results: dict[Scenario, SuiteRun]) -> str:
