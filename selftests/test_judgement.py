@@ -5,6 +5,7 @@ Each case is a row of a table; one loop runs them (as the JSON-Schema-Test-Suite
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -30,7 +31,7 @@ from petstore_contract.core.records import (
     Violation,
 )
 from petstore_contract.interface.clauses import registry
-from petstore_contract.judging import store
+from petstore_contract.judging import expect, store
 from petstore_contract.judging.expect import Judge
 from petstore_contract.judging.generated import CATCH_ALL, clause_for, failure_clauses, query_clause, rejection_clause
 from petstore_contract.judging.verdict import clause_results, decide
@@ -216,9 +217,13 @@ class _Report:
     skipped = False
 
 
-def _ended_on(clauses: tuple[str, ...], examined: dict[str, int]) -> dict[str, str]:
-    judge = Judge()
+def _ended_on(
+    clauses: tuple[str, ...], examined: dict[str, int], *, whole: bool = False, nothing: tuple[str, ...] = ()
+) -> dict[str, str]:
+    judge = Judge(whole=whole)
     judge.examined.update(examined)
+    for clause in nothing:
+        judge.nothing_to_judge(clause)
     finding = Finding("read.found", "the animal just created", "404")
 
     def walk() -> None:
@@ -237,6 +242,37 @@ def test_a_walk_that_ended_on_another_clause_conforms_on_the_hops_it_judged() ->
 def test_a_walk_that_ended_before_judging_its_clause_is_undecided_blocked_by_the_violated_one() -> None:
     judged = _ended_on(("stateful.round-trip",), {})
     assert judged == {"read.found": "violated", "stateful.round-trip": "undecided"}
+
+
+def test_a_test_that_judged_every_case_before_raising_leaves_no_clause_blocked() -> None:
+    """A generated test's cases are all judged before its findings are raised (``Judge.whole``): a clause none
+    of its answers applied to (no 401 came, so no challenge) is not left undecided by a finding elsewhere."""
+    clauses = ("responses.documented", "auth.challenge")
+    judged = _ended_on(clauses, {"responses.documented": 4}, whole=True)
+    assert judged == {"read.found": "violated", "responses.documented": "conforms", "auth.challenge": "conforms"}
+
+
+def test_a_clause_with_nothing_to_judge_in_a_test_is_left_to_the_others() -> None:
+    judged = _ended_on(("auth.missing", "auth.challenge.quiet"), {"auth.missing": 1}, nothing=("auth.challenge.quiet",))
+    assert judged["auth.challenge.quiet"] == "not_selected" and judged["auth.missing"] == "conforms"
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "made"),
+    [
+        (201, {"id": 5}, True),  # a 201 made the animal, whatever its shape (create.created judges that)
+        (200, {"id": 5, "name": "Rex", "categoryId": 1, "status": "sold"}, True),  # a Pet with its id in a 200
+        (202, {"id": 5, "name": "Rex", "categoryId": 1}, True),
+        (200, {"id": 5, "status": "queued"}, False),  # not a Pet: no doubt removed
+        (200, {"id": "5", "name": "Rex", "categoryId": 1}, False),
+        (201, {"id": True}, False),
+        (400, {"id": 5, "name": "Rex", "categoryId": 1}, False),
+        (200, [{"id": 5, "name": "Rex", "categoryId": 1}], False),
+    ],
+)
+def test_an_animal_made_is_read_from_any_2xx_that_shows_it(status: int, body: Any, made: bool) -> None:
+    assert (expect.animal_made(status, json.dumps(body).encode()) is not None) is made
+    assert expect.animal_made(200, b"{not json") is None
 
 
 # -- an answer that started and never completed: the target's answer, judged --------------------------

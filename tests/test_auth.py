@@ -191,6 +191,8 @@ def _cases() -> list[Any]:
 @pytest.mark.parametrize(("row_id", "clause"), _cases())
 def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_id: str, clause: str) -> None:
     answer = refused[row_id]
+    if clause != "auth.missing":
+        judge.nothing_to_judge("auth.challenge.quiet")  # its rule is about requests without credentials
     bare = _missing_row(row_id)
     if bare is not None and bare in refused and refused[bare].status != 401:
         # A server that serves requests without Authorization serves these too: auth.missing says why.
@@ -203,10 +205,16 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
         # §15.5.5); no animal is revealed.  Its Error body is still §7's.
         with judge("errors.body"):
             expect.error_body(answer)
+        _nothing_else(judge, clause, "auth.challenge", "auth.challenge.quiet")
         return
     with judge(clause):
         expect.status(answer, 401)
     if answer.status != 401:
+        # No 401 (the credential clause's finding), so no challenge to read; an answer that is no refusal
+        # carries no Error body to judge: those clauses are the other rows' to decide.
+        _nothing_else(
+            judge, "auth.challenge", "auth.challenge.quiet", *(("errors.body",) if answer.status < 400 else ())
+        )
         return
     with judge("auth.challenge"):
         expect.bearer_challenge(answer)
@@ -215,7 +223,11 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
     with judge("json.content-type"):
         expect.json_media_type(answer)
     challenge = answer.headers.get("www-authenticate") or ""
-    if clause == "auth.missing" and "bearer" in headers.challenge_schemes(challenge):
+    if "bearer" not in headers.challenge_schemes(challenge):
+        # A 401 without a Bearer challenge (auth.challenge's finding): the quiet challenge's rule has
+        # nothing here to apply to.
+        judge.nothing_to_judge("auth.challenge.quiet")
+    elif clause == "auth.missing":
         # Judged only on a Bearer challenge: a 401 without one is auth.challenge's to judge, not a quiet one.
         with judge("auth.challenge.quiet"):
             if "error=" in challenge:
@@ -225,6 +237,11 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
                 raise Mismatch(
                     "no error= parameter without credentials", f"WWW-Authenticate: {challenge}", answer.exchange
                 )
+
+
+def _nothing_else(judge: Judge, *clauses: str) -> None:
+    for clause in clauses:
+        judge.nothing_to_judge(clause)
 
 
 @sent_ahead("accepted")

@@ -5,7 +5,9 @@ created is found by the id its create answered.  The profile's sequences are spl
 independent walks, each a test with its own seed.  A walk's steps are drawn with Hypothesis in the
 main thread and its sequences sent side by side on the run's pool, each a chain of round trips
 (``petstore_contract.run.walks``); the session starts the selected walks as soon as the selection is
-known, so that they overlap the rest of the run, and each test then judges what its walk saw.
+known, so that they overlap the rest of the run, and each test then judges what its walk saw.  A chain
+stops at a hop the round trip breaks; what the generated checks find on its answers (a create answered
+200 with its Pet: create.created's) is kept, and the chain follows its links on.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 
 from petstore_contract.core.records import Finding, Violation
 from petstore_contract.interface.spec import schema_errors
-from petstore_contract.judging.expect import Judge
+from petstore_contract.judging.expect import Judge, animal_made
 from petstore_contract.run import Run, walks
 from petstore_contract.run.ahead import started_ahead
 from petstore_contract.run.setup import Seeded
@@ -68,7 +70,10 @@ class RoundTrip:
 
     def created(self, case: Any, response: Any) -> None:
         pet = _body(response)
-        if response.status_code != 201 or not isinstance(pet, dict) or not isinstance(case.body, dict):
+        # A 201, or another 2xx whose body is a Pet with its id (the animal exists; the status is
+        # create.created's finding, made by the checks on the same answer).
+        made = response.status_code == 201 or animal_made(response.status_code, response.content) is not None
+        if not made or not isinstance(pet, dict) or not isinstance(case.body, dict):
             return
         for field in FIELDS:
             if field in case.body and pet.get(field) != case.body[field]:
@@ -119,6 +124,10 @@ class Walk:
         self.number = number
         self.seen = RoundTrip(run.cases.exchange_of)
         self.counts: dict[str, int] = {}  # the generated checks' judgements, by clause
+        # What the generated checks found on the walk's answers: the chain goes on after them while its
+        # links can be followed (a create answered 200 with its Pet still made the animal the next steps
+        # read); only a hop the round trip breaks ends a chain.
+        self.found: list[Finding] = []
         self.lock = threading.Lock()  # the walk's chains judge side by side
         seen = self.seen
         self.hooks = {"POST /pets": seen.created, "GET /pets/{petId}": seen.read, "GET /pets": seen.listed}
@@ -138,7 +147,11 @@ class Walk:
             hook = self.hooks.get(case.operation.label)
             if hook is not None:
                 hook(case, response)
-        self.run.cases.judge_response(case, response, self.counts)
+        try:
+            self.run.cases.judge_response(case, response, self.counts)
+        except Violation as violation:
+            with self.lock:
+                self.found += violation.findings
 
     @staticmethod
     def _trim(seeded: Seeded, index: int, sequence: walks.Sequence) -> walks.Sequence:
@@ -157,14 +170,14 @@ class Walk:
         # On any store: a service may refuse every NewPet a walk drew (name and category rules are not
         # shown), which leaves the walk nothing to follow; short sequences drawn again, as on a crowded store.
         for attempt in range(1, CROWDED_TRIES):
-            if self.seen.hops or any(outcomes):
+            if self.seen.hops or any(outcomes) or self.found:
                 break
             self.chains = self._send(walks.draw_sequences(self.run, self._seed(attempt), *CROWDED_WALK))
             outcomes += self.chains.outcomes()
         for clause, exchanges in self.counts.items():
             judge.count(clause, exchanges)
         judge.count(CLAUSE, self.seen.hops)
-        findings = [f for o in outcomes if isinstance(o, Violation) for f in o.findings]
+        findings = [f for o in outcomes if isinstance(o, Violation) for f in o.findings] + self.found
         if findings:
             raise Violation(*{f.fold_key(): f for f in findings}.values())
         problem = next((o for o in outcomes if isinstance(o, TargetProblem)), None)

@@ -24,6 +24,7 @@ from petstore_contract.core.records import (
     BUDGET,
     CONFORMS,
     NOT_APPLICABLE,
+    NOT_SELECTED,
     PRECONDITION,
     TARGET,
     THROTTLED,
@@ -95,11 +96,44 @@ def status(answer: Answer, *expected: int) -> None:
         raise Mismatch(f"HTTP {want}", observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, expected))))
 
 
+def created_animal(answer: Answer) -> dict[str, Any] | None:
+    """The animal a create's answer shows the store now holds, or None.
+
+    A 201 whose body is a JSON object with an integer id (its shape is create.created's to judge); any
+    other 2xx whose body is a Pet, id included: the document leaves no doubt that the animal exists, and
+    the status is create.created's violation on its own clause, so set-up and every other clause go on
+    with that animal (one fault, one clause).  A body is read whatever its Content-Type says
+    (json.content-type judges that)."""
+    return animal_made(answer.status, answer.body)
+
+
+def animal_made(status: int, body: bytes) -> dict[str, Any] | None:
+    """``created_animal`` of an answer's status and body."""
+    if not 200 <= status < 300:
+        return None
+    try:
+        shown = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(shown, dict) or type(shown.get("id")) is not int:
+        return None
+    if status != 201 and schema_errors("Pet", shown):
+        return None
+    animal: dict[str, Any] = shown
+    return animal
+
+
+def created(answer: Answer) -> bool:
+    """A create answered 201 (whatever its body: create.created judges it), or another 2xx that shows the
+    animal it made (``created_animal``)."""
+    return answer.status == 201 or created_animal(answer) is not None
+
+
 def created_or_blocked(answer: Answer, clause: str) -> None:
-    """A body the service may accept: anything but 201 or a 400 leaves ``clause`` undecided, blocked by
-    create.created (which judges the create itself)."""
-    if answer.status != 201:
-        reason = f"POST /pets answered {answer.status}, neither 201 nor a 400 Error"
+    """A body the service may accept: an answer that created no animal (``created``), neither 201 nor a
+    400, leaves ``clause`` undecided, blocked by create.created (which judges the create itself)."""
+    if not created(answer):
+        reason = f"POST /pets answered {answer.status} with no Pet, neither 201 nor a 400 Error"
         raise undecided(clause, PRECONDITION, reason, blocked_by="create.created")
 
 
@@ -235,6 +269,9 @@ class Judge:
     notes: list[Note] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     examined: dict[str, int] = field(default_factory=dict)  # clause -> judgements made (exchanges judged)
+    # Every exchange the test sent was judged before its violations were raised (a generated test's cases,
+    # sent side by side and judged together): a violation did not end it before its other clauses.
+    whole: bool = False
 
     @contextmanager
     def __call__(self, clause: str) -> Iterator[None]:
@@ -273,6 +310,12 @@ class Judge:
         self.outcomes.setdefault(clause, CONFORMS)
         self.count(clause)
         self.notes.append(Note((clause,), NOT_APPLICABLE, reason))
+
+    def nothing_to_judge(self, clause: str) -> None:
+        """This test's exchange is none ``clause``'s rule applies to (a challenge's parameters where the 401
+        carries no Bearer challenge): the clause is left to the tests that have one, and a violation this
+        test finds on another clause does not leave it undecided (``classify``)."""
+        self.outcomes.setdefault(clause, NOT_SELECTED)
 
     def violated(self, finding: Finding) -> None:
         self.findings.append(finding)

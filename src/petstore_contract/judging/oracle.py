@@ -13,7 +13,9 @@ asked:
 - no ``Deprecation``/``Sunset`` on the current operations (§9.3), a Bearer challenge on a 401;
 - and, from the request alone, what the document decides: a plain valid NewPet of the suite's own
   (a short name of the run's own, a small categoryId, a PetStatus or none) sent with the valid key
-  is created (201), whichever part of the run sent it (set-up's creates included);
+  is created (201), whichever part of the run sent it (set-up's creates included); one answered another
+  2xx with a Pet made that animal all the same: its status is create.created's finding, the rest of the
+  answer is judged as a 201's, and its id counts as handed out (one fault, one clause);
 - every Pet in every answer is one representation of its animal (``model.StoreModel``).
 
 The targeted tests choose what to send and add their own assertions.  A finding the pipeline makes
@@ -119,7 +121,7 @@ class Oracle:
             return found
         if operation == "createPet":
             self.refusals.create_answered(request.body, answer.status, answer)
-            if answer.status == 201:
+            if expect.created(answer):  # a 201, or another 2xx with a Pet: an id handed out all the same
                 self._handed(answer)
         authorization = request.headers.get("Authorization")
         valid_key = self._valid(authorization)
@@ -137,6 +139,8 @@ class Oracle:
             return found
         if valid_key and operation == "createPet" and answer.status != 201 and self._plain_new_pet(request.body):
             check(Kind.STATUS, lambda: expect.status(answer, 201), success_clause(operation))
+            if expect.created_animal(answer) is not None:
+                self._created_otherwise(answer, operation, check, found)
             return found
         if valid_key and operation == "createPet" and answer.status == 201 and not new_pet(request.body):
             # Invalid data accepted: the create.reject.* clauses judge it; the animal it made is left out
@@ -145,6 +149,15 @@ class Oracle:
             return found
         self._as_documented(answer, operation, check, found)
         return found
+
+    def _created_otherwise(self, answer: SeenAnswer, operation: str, check: Checker, found: list[Finding]) -> None:
+        """A plain create answered another 2xx with a Pet (its status create.created's finding): the animal
+        exists, so the rest of the answer is judged as a 201's would be (the media type, the current
+        operation's headers), and its name is one the refused creates are held against (one fault, one
+        clause)."""
+        check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer))
+        self.refusals.animals_shown([answer.json()], answer)
+        check(Kind.DEPRECATION_SCOPE, lambda: expect.not_deprecated(answer))
 
     def redirect(self, answer: SeenAnswer) -> list[Finding]:
         """A 3xx to a request the document describes (its method and path, with or without the key): §4's

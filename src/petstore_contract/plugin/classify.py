@@ -70,7 +70,7 @@ def record_of(
     elif (violation := find_error(error, Violation)) is not None:
         for finding in violation.findings:
             _violated(record, finding)
-        _left_by_violation(record, clauses)
+        _left_by_violation(record, clauses, whole=judge is not None and judge.whole)
     elif (mismatch := find_error(error, Mismatch)) is not None:
         _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
     elif isinstance(error, AssertionError) and clauses:
@@ -112,16 +112,18 @@ def _violated(record: TestRecord, finding: Finding) -> None:
     record.judged[finding.clause] = VIOLATED
 
 
-def _left_by_violation(record: TestRecord, clauses: tuple[str, ...]) -> None:
+def _left_by_violation(record: TestRecord, clauses: tuple[str, ...], whole: bool = False) -> None:
     """The test's own clauses that a violation found on another clause left unjudged (a stateful walk
     whose fault lands on read.found, say): they conform on the exchanges judged for them before it, or,
     with none judged, are undecided, blocked by the violated clause; never "not selected" as if no
-    test had run."""
+    test had run.  A test that judged every exchange it sent before raising (``Judge.whole``: a generated
+    test's cases) was not ended by the violation: its other clauses conform as in a test that passed
+    (a clause none of its answers applied to, a 401's challenge, say, is decided by the tests that got one)."""
     blocker = next((cid for cid, outcome in record.judged.items() if outcome == VIOLATED), None)
     for cid in clauses:
         if cid in record.judged or blocker is None:
             continue
-        if record.examined.get(cid):
+        if record.examined.get(cid) or whole:
             record.judged[cid] = CONFORMS
         else:
             reason = f"the test ended on a violation of {blocker} before it judged this clause"

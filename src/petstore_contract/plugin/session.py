@@ -153,6 +153,7 @@ class ContractSession:
                     run.cases.drop_deferred()
                 raise
             if deferring:
+                judge_of(item).whole = True  # every case is judged before any finding is raised
                 run.cases.judge_deferred()
         finally:
             for clause, exchanges in run.cases.take_examined().items():  # the generated cases judged

@@ -5,16 +5,16 @@ unfiltered page of 100 (``AFTER_REFUSALS``).  For a server cap ``C >= 1`` and ``
 ``min(100, n, C)``: an empty page proves the store holds none, so the refusals added nothing, whatever the
 cap and the order; a page of ``q`` animals, ``q < 100``, is the whole store once any page of the run showed
 more than ``q`` (``store.seen_whole``).  Animals a lenient service created from a refused body (answered
-201) are known ids and count like any other.  Then it creates its first animal of each status alone and
-asks for each status page (``own_look``): one known animal a status, on a page any cap of two or more
-shows whole (``list.status.found``).  The early look, every page once the plan's animals exist, follows.
+201, or another 2xx with a Pet) are known ids and count like any other.  Then it creates its first animal
+of each status alone and asks for each status page (``own_look``): one known animal a status, on a page
+any cap of two or more shows whole (``list.status.found``).  The early look, every page once the plan's
+animals exist, follows.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from petstore_contract.core.records import Mismatch
 from petstore_contract.interface.document import STATUSES
 from petstore_contract.judging import expect, store
 from petstore_contract.run import writeplan
@@ -44,13 +44,11 @@ def refused_requests(bodies: dict[str, Any]) -> dict[str, Request]:
 
 
 def created_pet(answer: Row) -> dict[str, Any] | None:
-    if isinstance(answer, Unanswered) or answer.status != 201:
+    """The animal a create's answer shows (``expect.created_animal``: a 201 with an id, or another 2xx with
+    a Pet), or None: set-up goes on with it whatever its status (create.created judges the status)."""
+    if isinstance(answer, Unanswered):
         return None
-    try:
-        body = expect.parse_json(answer)
-    except Mismatch:
-        return None
-    return body if isinstance(body, dict) and isinstance(body.get("id"), int) else None
+    return expect.created_animal(answer)
 
 
 def pages(api: Api, statuses: tuple[str | None, ...]) -> dict[str, Row]:

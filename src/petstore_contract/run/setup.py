@@ -2,14 +2,13 @@
 
 In a read-write run the suite creates the animals it needs, once per run (also under xdist), in the
 order of its plan of writes (``writeplan``).  On a store seen whole: every refused create first and one
-unfiltered page right after them (``looks``); then two of its own per status and every valid body of
-the create and read tables, while the store is small enough to show each of them on a page of 100
-whatever the service's list order; then a look at the store; then fillers up to 101 animals when the
-store shows fewer.  On a store it cannot see whole (a crowded Staging: the
-interface has no delete) it creates one of its own per status and the tables' bodies merged into a
-few, and, across the run, only what its clauses need.  A run of some tests (-k, -m) makes only the
-parts of the plan they judge (``Run.set_up_writes``, ``selection.needed_writes``).  Every name carries
-the run id.  Read-only runs judge the store as it is.
+unfiltered page right after them (``looks``); then two of its own per status and every valid body of the
+create and read tables, while the store is small enough to show each on a page of 100 in any list order;
+a look at the store; fillers up to 101 animals when it shows fewer.  On a store it cannot see whole (a
+crowded Staging: no delete) one of its own per status and the tables' bodies merged into a few.  A run
+of some tests (-k, -m) makes only the parts they judge (``selection.needed_writes``).  Set-up takes what
+the answers show: a create answered with the animal (``expect.created_animal``: a 201, or another 2xx
+with a Pet) made it, whatever create.created finds of its status.  Read-only runs judge the store as is.
 """
 
 from __future__ import annotations
@@ -29,8 +28,7 @@ from petstore_contract.transport import Answer
 Pet = dict[str, Any]
 OWN_PER_STATUS = 2  # on a store seen whole: list.status.found looks for each
 OWN_PER_STATUS_CROWDED = 1  # on a store too large to see whole, no page need show them
-# Generated POST /pets cases a process sends on a crowded store: the targeted tests judge creation
-# at its edges; each further case would only add an animal to a store that never shrinks.
+# Generated creates a process sends on a crowded store (each further one only grows a store that never shrinks).
 GENERATED_CREATES_WHEN_CROWDED = 2
 # The list grid: status (none or each PetStatus) x limit (none, 1, 2, 5, 20, 100).
 GRID = [(status, limit) for status in store.FILTERS for limit in store.LIMITS]
@@ -155,14 +153,11 @@ def seed(run: Run, api: Api) -> Seeded:
     per_status = OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED
     own = writeplan.own_bodies(run, per_status * 3) if OWN in parts else []
     plan = writeplan.plan_bodies(run, seeded.crowded) if PLAN in parts else {}
-    # The plan of writes: the suite's own animals and every body carrying a variation first, while
-    # the store is small enough to show each on a page of 100 whatever the service's order; then
-    # a look at the store (every animal on a page, if it is seen whole); the fillers last.  The
-    # first own animal goes alone on a store too large to see whole: the ids right after the one it is
-    # given are read before the others are created, so that an id that answered 200 and is then handed
-    # to the suite's own animal proves an animal invented on read (read.not-found).  A store seen whole
-    # showed every id it holds: there the probes before any write decide; its first own animal of each
-    # status goes first, then each status page (``looks.own_look``), then the other creates together.
+    # The plan of writes: own animals and every body carrying a variation first, while the store is small
+    # enough to show each on a page of 100 in any order; a look; the fillers last.  On a store too large to
+    # see whole the first own animal goes alone, the ids right after its own read before any other create
+    # (an id that answered 200, then handed to it, proves an animal invented on read: read.not-found).  On
+    # a store seen whole its first own animal of each status goes first, then each status page (``looks``).
     keys = list(plan)
     bodies = own + [plan[key] for key in keys]
     # Every kind of refused create (required fields, types, status, JSON, credentials, media type, size), on a
@@ -210,19 +205,39 @@ def seed(run: Run, api: Api) -> Seeded:
         seeded.early = answers_to_data(looks.early_look(api))
     if seeded.whole_before and FILLERS in parts:
         fillers = store.fillers_needed(pages[0], len(seeded.sent) + len(seeded.beside_plan)) if pages[0] else 0
-        bodies = [run.new_pet(f"fill-{n}", STATUSES[n % 3], categoryId=n + 1) for n in range(fillers)]
+        _fill(run, api, seeded, fillers)
+    return seeded
+
+
+def _fill(run: Run, api: Api, seeded: Seeded, count: int) -> None:
+    """``count`` fillers over the statuses; those a service refused (a 4xx to a valid NewPet: create.created's
+    finding) sent again once in the statuses it took, so that the store still holds 101 animals."""
+    statuses: tuple[str, ...] = STATUSES
+    sent = 0
+    for _ in range(2):
+        bodies = [
+            run.new_pet(f"fill-{n}", statuses[n % len(statuses)], categoryId=n + 1) for n in range(sent, sent + count)
+        ]
+        sent += count
         # The last filler alone: the animal set-up created last, read back by its id (reads that lag
         # behind writes show there).
         made = _create(api, bodies[:-1])
         made += _create(api, bodies[-1:])
         found = lookup.look_up(api, bodies, made)
+        taken: set[str] = set()
+        refused = 0
         for index, (body, answer) in enumerate(zip(bodies, made, strict=True)):
             pet = _keep(seeded, body, answer, found.get(index))
             if pet is not None:
                 seeded.newest = pet
                 seeded.filler_ids.append(str(pet["id"]))
-        seeded.fillers = fillers
-    return seeded
+                taken.add(body["status"])
+            elif isinstance(answer, Answer) and 400 <= answer.status < 500:
+                refused += 1
+        statuses, count = tuple(s for s in STATUSES if s in taken), refused
+        if not count or not statuses:
+            break
+    seeded.fillers = sent
 
 
 def _keep(

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 
 from petstore_contract.core.records import Violation
+from petstore_contract.judging.expect import animal_made
 from petstore_contract.run import Run
 from petstore_contract.run.setup import Seeded, prepared_of
 from petstore_contract.transport import Batch, TargetProblem
@@ -112,13 +113,15 @@ def _linked_case(run: Run, step: Step, created: list[Any]) -> Any:
 
 
 def _created(response: Any) -> Any:
-    """The Pet a create answered (None for any other answer): what the links read."""
-    if response.status_code != 201:
-        return None
-    try:
-        return response.json()
-    except (ValueError, RecursionError):
-        return None
+    """The Pet a create answered (None for any other answer): what the links read.  A 2xx other than 201
+    whose body is a Pet with its id made that animal all the same (``expect.animal_made``): the links
+    follow it, and its status is create.created's finding."""
+    if response.status_code == 201:
+        try:
+            return response.json()
+        except (ValueError, RecursionError):
+            return None
+    return animal_made(response.status_code, response.content)
 
 
 class Chains:

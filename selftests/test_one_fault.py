@@ -1,0 +1,90 @@
+"""One fault, one clause, the rest decided: a server that breaks one sentence still has every other clause
+judged (docs/judging-rules.md, "One fault, one clause").
+
+Set-up takes what the answers show where the document leaves no doubt: a create answered 200 with a Pet and
+its id made that animal (``expect.created_animal``), so the answer's status is create.created's violation
+and every clause that needs the suite's animals is judged on them.  Tier 1 runs the catalog's 200-for-201
+fault; tier 2 runs the single-sentence faults ``SINGLE_SENTENCE`` (a create's status, a missing or wrong
+header, a wrong Content-Type) and holds each to ``devtools.undecided.EXCEPTIONS``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from devtools.catalog import FAULTS
+from devtools.killmatrix import QUICK, Scenario, caught, run_catalog, run_scenario
+from devtools.launcher import SuiteRun
+from devtools.undecided import EXCEPTIONS, unexplained
+from hosted import run_hosted
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAIN = "test_plain_new_pet_is_created_and_echoed"
+# Faults that break one sentence of a create's status, a header or a media type.
+SINGLE_SENTENCE = (
+    "create_returns_200",
+    "create_rejects_sold",
+    "read_no_deprecation",
+    "read_deprecation_http_date",
+    "read_deprecation_in_future",
+    "read_deprecation_boolean",
+    "read_deprecation_even_ids",
+    "deprecation_on_list",
+    "read_sunset_wrong_day",
+    "read_sunset_not_http_date",
+    "auth_no_challenge",
+    "auth_basic_challenge",
+    "auth_orders_no_challenge",
+    "list_text_plain",
+    "error_html_content_type",
+)
+
+
+def _hosted(base_url: str | None, api_key: str | None, *args: str) -> SuiteRun:
+    return run_hosted(base_url, api_key, *args, keep=("summary.json", "junit.xml"), timeout=300)
+
+
+@pytest.fixture(scope="module")
+def returns_200() -> SuiteRun:
+    return run_scenario(Scenario("fault", "create_returns_200"), QUICK, _hosted)
+
+
+def test_a_create_answered_200_with_its_pet_violates_create_created_alone(returns_200: SuiteRun) -> None:
+    run = returns_200
+    assert caught(Scenario("fault", "create_returns_200"), run), (run.verdict, sorted(run.violated()))
+    assert "create.created" in run.violated()
+    left = {u.clause: u.reason for u in unexplained("create_returns_200", run)}
+    assert not left, f"undecided beside the violated clauses: {left}"
+
+
+def test_the_plain_create_test_fails_on_create_created_with_the_exchange(returns_200: SuiteRun) -> None:
+    cases = ET.fromstring(returns_200.reports["junit.xml"]).iter("testcase")
+    plain = [case for case in cases if case.get("name", "").startswith(PLAIN)]
+    assert len(plain) == 3, [case.get("name") for case in plain]
+    for case in plain:
+        assert case.find("skipped") is None, f"{case.get('name')} skipped: {ET.tostring(case)[:400]!r}"
+        failure = case.find("failure")
+        assert failure is not None, case.get("name")
+        assert "create.created" in (failure.get("message") or ""), failure.get("message")
+    created = next(c for c in returns_200.summary["clauses"] if c["id"] == "create.created")
+    mine = [f for f in created["findings"] if PLAIN in (f.get("test") or "")]
+    assert mine and all(f["exchange"] and f["exchange"]["status"] == 200 for f in mine), mine[:1]
+
+
+def test_every_exception_names_a_fault_and_is_documented() -> None:
+    rules = (ROOT / "docs" / "judging-rules.md").read_text(encoding="utf-8")
+    for fault, clause in EXCEPTIONS:
+        assert fault in FAULTS, fault
+        assert f"`{fault}`" in rules and f"`{clause}`" in rules, (fault, clause)
+    assert set(SINGLE_SENTENCE) <= set(FAULTS)
+
+
+@pytest.mark.tier_2
+def test_a_fault_that_breaks_one_sentence_leaves_every_other_clause_decided() -> None:
+    runs = run_catalog([Scenario("fault", name) for name in SINGLE_SENTENCE], parallel=2)
+    left = {s.name: [u.clause for u in unexplained(s.name, run)] for s, run in runs.items()}
+    assert not {name: clauses for name, clauses in left.items() if clauses}
+    assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}
