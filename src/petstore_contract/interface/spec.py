@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from functools import cache
@@ -191,3 +192,22 @@ def answer_schema(operation: str, status: int) -> str | None:
 def operation_ids() -> list[str]:
     """Every operationId of the OpenAPI document, in its order."""
     return [oid for oid, _ in _operations().values()]
+
+
+def animal_made(status: int, body: bytes) -> dict[str, Any] | None:
+    """The animal a create's answer of this status and body shows the store now holds, or None: a 201 whose
+    body is a JSON object with an integer id (its shape is create.created's to judge), or any other 2xx whose
+    body is a Pet, id included (the document leaves no doubt the animal exists; the status is create.created's
+    violation).  The transport counts such answers as animals created; judging goes on with them."""
+    if not 200 <= status < 300:
+        return None
+    try:
+        shown = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(shown, dict) or type(shown.get("id")) is not int:
+        return None
+    if status != 201 and schema_errors("Pet", shown):
+        return None
+    animal: dict[str, Any] = shown
+    return animal

@@ -38,6 +38,7 @@ from petstore_contract.core.records import (
     Violation,
     undecided,
 )
+from petstore_contract.interface.spec import animal_made as animal_made
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
 from petstore_contract.transport import TargetProblem, throttling
@@ -105,22 +106,6 @@ def created_animal(answer: Answer) -> dict[str, Any] | None:
     with that animal (one fault, one clause).  A body is read whatever its Content-Type says
     (json.content-type judges that)."""
     return animal_made(answer.status, answer.body)
-
-
-def animal_made(status: int, body: bytes) -> dict[str, Any] | None:
-    """``created_animal`` of an answer's status and body."""
-    if not 200 <= status < 300:
-        return None
-    try:
-        shown = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(shown, dict) or type(shown.get("id")) is not int:
-        return None
-    if status != 201 and schema_errors("Pet", shown):
-        return None
-    animal: dict[str, Any] = shown
-    return animal
 
 
 def created(answer: Answer) -> bool:

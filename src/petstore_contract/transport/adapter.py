@@ -17,6 +17,7 @@ import urllib3
 from requests.adapters import HTTPAdapter
 
 from petstore_contract.core.redaction import Redactor
+from petstore_contract.interface.spec import animal_made
 from petstore_contract.transport import busy, connections
 from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
 from petstore_contract.transport.connections import IDEMPOTENT
@@ -182,8 +183,10 @@ class GuardedAdapter(HTTPAdapter):
             wait = self._throttle_wait(response)
             if wait is None or resends >= MAX_RESENDS or not resendable:
                 self._keep_server_error(request, method, response)
-                if method == "POST" and response.status_code == 201:
-                    self.guard.count_created()
+                if method == "POST" and (
+                    response.status_code == 201 or animal_made(response.status_code, response.content) is not None
+                ):
+                    self.guard.count_created()  # a 201, or another 2xx that shows the Pet it made
                 return response
             resends += 1
             self.guard.count_throttled(wait)

@@ -35,8 +35,8 @@ EVENTS = {
     "writes_found": "writes whose answer was lost, found applied: their animal listed under their unique name",
 }
 EVENT_EXAMPLES = "event_examples"  # beside the counters: the first example line of each event
-# A run's counters (RunGuard); "created": POSTs answered 201, the animals a run added to a store that
-# has no delete; "held_back": generated creates not sent on a crowded store
+# A run's counters (RunGuard); "created": POSTs answered 201 (or another 2xx showing the Pet it made), the
+# animals a run added to a store that has no delete; "held_back": generated creates not sent on a crowded store
 # (``GeneratedCases.limit_creates``); then the transport's events.
 # "layer_requests", "layer_kinds", "layer_bytes": the HTTP layer's requests (tests/test_http_layer.py, sent once
 # a run, in one process), their kinds and the bytes of their large bodies, for the reports' coverage line.
