@@ -11,11 +11,12 @@ they are faults of §7 ("All error responses use the Error body"), registered in
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from devtools.catalog.gzipping import gzipping
 
 PREFIX = "/v1"
 PAGE_TITLES = {
@@ -96,26 +97,7 @@ class FrontLayer:
         asked = b"".join(v for k, v in scope.get("headers", ()) if k.lower() == b"accept-encoding").lower()
         if scope["type"] != "http" or not self.front.gzip_by_word or b"gzip" not in asked:
             return send
-        start: dict[str, Any] = {}
-        parts: list[bytes] = []
-
-        async def collect(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-                return
-            parts.append(message.get("body", b""))
-            if message.get("more_body"):
-                return
-            body = b"".join(parts)
-            headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-            if body:
-                body = gzip.compress(body)
-                headers += [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding")]
-            headers.append((b"content-length", str(len(body)).encode()))
-            await send({**start, "headers": headers})
-            await send({"type": "http.response.body", "body": body if scope["method"] != "HEAD" else b""})
-
-        return collect
+        return gzipping(scope, send, vary=True, empty=False)
 
     def redirected(self, scope: dict[str, Any]) -> str | None:
         """Where the front's slash redirect sends this request (None: not redirected)."""

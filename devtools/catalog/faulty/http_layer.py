@@ -4,11 +4,11 @@ before the reference's app, as a web server stands before the service."""
 
 from __future__ import annotations
 
-import gzip
 import json
 from typing import Any
 
 from devtools.catalog.faulty.registry import fault
+from devtools.catalog.gzipping import gzipping
 from petstore_contract.reference.app import PetStore
 
 Scope = dict[str, Any]
@@ -48,22 +48,7 @@ class GzipForced(_Layer):
     """Compression forced on every answer (``SetOutputFilter DEFLATE``), whatever ``Accept-Encoding`` says."""
 
     async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
-        start: dict[str, Any] = {}
-        parts: list[bytes] = []
-
-        async def collect(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                start.update(message)
-                return
-            parts.append(message.get("body", b""))
-            if message.get("more_body"):
-                return
-            body = gzip.compress(b"".join(parts))
-            headers = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-length",)]
-            headers += [(b"content-encoding", b"gzip"), (b"content-length", str(len(body)).encode())]
-            await _send(send, start["status"], headers, body if scope["method"] != "HEAD" else b"")
-
-        await self.app(scope, receive, collect)
+        await self.app(scope, receive, gzipping(scope, send, vary=False, empty=True))
         return True
 
 
