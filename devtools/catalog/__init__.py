@@ -6,7 +6,9 @@ reference only).
 - ``faulty/``: each fault's implementation, a subclass of the clean server registered under its name
   (``REGISTERED``), served through ``build_app``'s ``store_factory`` (``catalog_app``);
 - ``variants``: the compliant variants (``VARIANTS``) and the fault-free servers no suite can judge
-  (``UNJUDGEABLE``), built from the reference's knobs (``Variant``);
+  (``UNJUDGEABLE``), built from the reference's knobs (``Variant``); ``fronts``: what a variant's front
+  (a proxy's or a middleware's ways) does before the reference; ``gzipping``: the send that gzips a whole
+  answer, for a front and a fault alike;
 - ``python -m devtools.catalog``: the reference's command line plus ``--fault``, ``--variant`` and
   ``--list``.
 """
