@@ -32,6 +32,8 @@ FACT_LABELS = {
     "layer_kinds": "HTTP layer: kinds of request",
     "layer_bytes": "HTTP layer: bytes of large bodies",
     "reasked": "Findings' requests asked again at the end",
+    "judged": "Answers judged by the pipeline of every exchange",
+    "unanswered": "Requests it could not judge (no answer, a redirect hop followed)",
     "created": "Animals created",
     "held_back": "Generated creates held back (the store was not seen whole)",
     "suite_version": "Suite version",
@@ -64,6 +66,23 @@ COUNTED_FACTS = frozenset(
         "layer_bytes",
         "reasked",
         "created",
+        "held_back",
+    }
+)
+
+# The facts every report.html shows above the fold (the rest are folded): where the run went, when, what it
+# cost; then each count of trouble that is not zero (a reader must see a lost write or a reset at once).
+TOP_FACTS = ("target", "base_url", "mode", "seed", "started", "duration_s", "requests", "writes", "created")
+TROUBLE_FACTS = frozenset(
+    {
+        "no_answer",
+        "throttled",
+        "connection_resets",
+        "unknown_writes",
+        "stalled_answers",
+        "busy_resends",
+        "writes_found",
+        "bodies_cut",
         "held_back",
     }
 )

@@ -27,6 +27,7 @@ from petstore_contract.core.records import (
     cut,
 )
 from petstore_contract.reporting import view
+from petstore_contract.reporting.facts import TOP_FACTS, TROUBLE_FACTS
 
 CURL_LIMIT = 20_000  # longer commands are cut (and are no longer runnable: the page says so)
 TEXT_LIMIT = BODY_EXCERPT  # expected / observed / a note's reason
@@ -34,8 +35,6 @@ TEST_NAME_LIMIT = 300
 TESTS_SHOWN = 12  # tests named under one folded finding
 FOLDED_SHOWN = 30  # distinct findings shown per clause; the rest are counted
 HEADER_LIMIT = 1_000
-# The facts a run that judged nothing shows above the fold: where it went, when, and what it cost.
-TOP_FACTS = ("target", "base_url", "mode", "started", "duration_s", "requests", "writes", "seed")
 
 
 @cache
@@ -89,13 +88,15 @@ def context(result: RunResult) -> dict[str, Any]:
 
 
 def _single(result: RunResult, facts: list[tuple[str, str, str]]) -> dict[str, Any]:
-    """A run that judged nothing (``view.one_reason``): its reason once, the clauses counted, the facts that
-    matter on top and the rest folded, so that the page fits a screen."""
+    """A run that judged nothing (``view.one_reason``): its reason once, the clauses counted, so that the page
+    fits a screen; every run: the facts that matter on top (``TOP_FACTS``, a count of trouble that is not
+    zero), the rest folded."""
     single = view.one_reason_line(result)
+    shown = {name for name, value in result.facts.items() if name in TROUBLE_FACTS and value not in (0, None, "")}
     return {
         "single": single,
         "single_clauses": [c.id for c in result.clauses if c.outcome == UNDECIDED] if single else [],
-        "top_facts": [row for row in facts if row[0] in TOP_FACTS],
+        "top_facts": [row for row in facts if row[0] in TOP_FACTS or row[0] in shown],
     }
 
 
