@@ -92,7 +92,7 @@ def parse_json(answer: Answer) -> Any:
 
 def status(answer: Answer, *expected: int) -> None:
     if answer.status not in expected:
-        want = " or ".join(map(str, expected))
+        want = " or ".join(map(str, dict.fromkeys(expected)))  # each status once (a test may list one twice)
         observed = f"HTTP {answer.status} with {body_of(answer)}"
         raise Mismatch(f"HTTP {want}", observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, expected))))
 
