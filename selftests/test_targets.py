@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -206,6 +207,25 @@ def test_the_key_is_never_in_a_repr_a_description_the_facts_or_the_worker_settin
         assert run.redact.for_exchange(f"Bearer {STAGING_KEY}") == "Bearer $PETSTORE_STAGING_API_KEY"
     finally:
         run.transport.close()
+
+
+REPLAYED_MODE = [  # (target, read_only, the mode options of the replay line)
+    ("production", False, ["--contract-allow-writes"]),  # a read-only target told to write replays writing
+    ("production", True, ["--contract-read-only"]),
+    ("custom", False, []),
+    ("embedded", True, ["--contract-read-only"]),
+]
+
+
+@pytest.mark.parametrize(("name", "read_only", "mode"), REPLAYED_MODE)
+def test_the_replay_line_keeps_the_runs_mode(name: str, read_only: bool, mode: list[str]) -> None:
+    settings = RunSettings(name, "http://127.0.0.1:9/v1", "PETSTORE_API_KEY", read_only=read_only)
+    run = Run(settings, STAGING_KEY)
+    try:
+        words = shlex.split(run.replay_command())
+    finally:
+        run.transport.close()
+    assert [w for w in words if w in ("--contract-allow-writes", "--contract-read-only")] == mode
 
 
 # -- end to end: usage errors exit 4 in one line; the header names target, URL and mode ------------

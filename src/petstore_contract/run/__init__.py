@@ -152,6 +152,8 @@ class Run:
         options += [("--contract-profile", s.profile), ("--contract-seed", str(s.seed))]
         if s.read_only:
             options.append(("--contract-read-only", None))
+        elif s.target_name not in ("embedded", "custom"):  # a named target may be read-only unless told
+            options.append(("--contract-allow-writes", None))
         return replay.rerun(replay.suite_program(), options)
 
     # -- the suite's own data ----------------------------------------------------------------------
