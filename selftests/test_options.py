@@ -234,15 +234,19 @@ def test_bad_values_are_one_line_naming_the_option(args: list[str], message: str
 
 
 @pytest.mark.parametrize("flag", ["--contract-report-dir", pytest.param("--contract-record", marks=pytest.mark.tier_2)])
-def test_an_existing_path_after_a_space_that_pytest_took_for_a_test_path_is_one_line(flag: str, tmp_path: Path) -> None:
-    """pytest roots the session at an existing path written after a space when that path shares no folder
-    but / with the working directory (it chooses its rootdir before it knows the plugin's options): the
-    project's ini file goes unread, and the session collects what it was not asked to.  One line names
-    the ``=`` form instead; the ``=`` form keeps the project's root."""
+@pytest.mark.parametrize("where", ["apart", "beside"])
+def test_an_existing_path_after_a_space_that_pytest_took_for_a_test_path_is_one_line(
+    flag: str, where: str, tmp_path: Path
+) -> None:
+    """pytest roots the session at an existing path written after a space (it chooses its rootdir before it
+    knows the plugin's options): at the path itself when it shares no folder but / with the working
+    directory ("apart"), at the folder above both when it lies beside the project ("beside"). Either way the
+    project's ini file goes unread and the session collects what it was not asked to.  One line names the
+    ``=`` form instead; the ``=`` form keeps the project's root."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    elsewhere = Path("/var/tmp")
+    elsewhere = Path("/var/tmp") if where == "apart" else tmp_path
     if not elsewhere.is_dir():
         pytest.skip("no /var/tmp: no folder that shares only / with the temporary one")
     with tempfile.TemporaryDirectory(dir=elsewhere) as outside:
@@ -256,10 +260,9 @@ def test_an_existing_path_after_a_space_that_pytest_took_for_a_test_path_is_one_
 
         done = collect(flag, outside)
         assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
-        assert done.stderr.strip().splitlines()[-1] == (
-            f"ERROR: pytest took {outside} (the value of {flag}) for a test path and rooted the session there: "
-            f"write {flag}={outside}"
-        )
+        line = done.stderr.strip().splitlines()[-1]
+        assert line.startswith(f"ERROR: pytest took {outside} (the value of {flag}) for a test path and rooted the")
+        assert line.endswith(f": write {flag}={outside}"), line
         done = collect(f"{flag}={outside}")
         # the project's session, which holds no test: exit 5, no usage error
         assert done.returncode == 5 and "rooted the session" not in done.stdout + done.stderr, done.stderr

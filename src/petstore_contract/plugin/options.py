@@ -305,8 +305,9 @@ def path_taken_for_tests(config: pytest.Config) -> str:
 
     pytest picks its rootdir, and so the ini file it reads (testpaths, markers, the waivers' default
     home), from the arguments that name existing paths, before it knows a plugin's options: after a
-    space (``--contract-report-dir out``) an existing ``out`` counts.  Where that left pytest rooted at
-    the value with no ini file, the session is not the one asked for; the ``=`` form avoids it.
+    space (``--contract-report-dir out``) an existing ``out`` counts, and the session is rooted at it or
+    at the folder above both it and the invocation's.  Where that left pytest with no ini file, the
+    session is not the one asked for; the ``=`` form avoids it.
     """
     if config.inipath is not None:
         return ""
@@ -316,11 +317,9 @@ def path_taken_for_tests(config: pytest.Config) -> str:
             continue
         for name, value in itertools.pairwise(args):
             path = Path(config.invocation_params.dir, value)
-            if name == flag and path.exists():
-                home = path.resolve() if path.is_dir() else path.resolve().parent
-                if home == config.rootpath:
-                    return (
-                        f"pytest took {value} (the value of {name}) for a test path and rooted the session there: "
-                        f"write {name}={value}"
-                    )
+            if name == flag and path.exists():  # rooted at it, or at a folder above it and the checkout
+                return (
+                    f"pytest took {value} (the value of {name}) for a test path and rooted the session at "
+                    f"{config.rootpath}: write {name}={value}"
+                )
     return ""

@@ -25,6 +25,7 @@ from petstore_contract.judging import waivers
 from petstore_contract.plugin import loaded, options
 from petstore_contract.plugin.finish import RECORD_ATTR
 from petstore_contract.plugin.session import CONTROLLER, WORKER, ContractSession
+from petstore_contract.reporting import outputs
 from petstore_contract.run import Run, RunSettings, heap, install
 from petstore_contract.run.target import TargetConfigError, resolve
 
@@ -43,6 +44,9 @@ def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
     refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
     if refused:
         raise pytest.UsageError(refused)
+    unwritable = outputs.unwritable(config) if in_charge else ""
+    if unwritable:  # before anything is sent: a run whose reports cannot be written judged for nothing
+        raise pytest.UsageError(unwritable)
     try:
         waived = (
             waivers.for_run(option.petstore_waivers, config.rootpath, option.petstore_certify) if in_charge else None

@@ -21,6 +21,31 @@ def report_dir(config: pytest.Config) -> Path:
     return Path(chosen) if chosen else Path.cwd() / "reports"
 
 
+def unwritable(config: pytest.Config) -> str:
+    """One line naming each output the run could not write where it is told to (a read-only checkout,
+    a folder of another user), before the run sends anything; "" when every one can be written."""
+    wanted = [("--contract-report-dir", report_dir(config))]
+    for flag, dest in (("--junitxml", "xmlpath"), ("--html", "htmlpath")):
+        path = getattr(config.option, dest, None)
+        if path:
+            wanted.append((flag, Path(path).absolute().parent))
+    refused = [f"{folder} ({flag})" for flag, folder in wanted if not can_write_in(folder)]
+    if not refused:
+        return ""
+    return f"cannot write the reports into {', '.join(refused)}: choose a folder this user can write in"
+
+
+def can_write_in(folder: Path) -> bool:
+    """Whether ``folder`` can be written in, or made where it does not exist yet (nothing is made here:
+    access(2) answers for a read-only file system and for the folder's permissions alike)."""
+    folder = folder.absolute()
+    while not folder.exists():
+        if folder.parent == folder:
+            return False
+        folder = folder.parent
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+
 def write_all(result: RunResult, config: pytest.Config) -> dict[str, Path]:
     """report.html, summary.md, summary.json; summary.md also appended to GitHub's job summary when set."""
     paths = reporting.write_reports(result, report_dir(config))
