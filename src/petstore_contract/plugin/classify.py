@@ -2,7 +2,9 @@
 
 - a passing test: the clauses its judge blocks judged (or, with none, every clause it names) conform;
 - a ``Violation``/``Mismatch``: findings on their clauses (a bare Mismatch or assert on the test's
-  first clause); the judge's other clauses keep their own outcome;
+  first clause); the judge's other clauses keep their own outcome; a clause the test names and never
+  judged is undecided, blocked by the violation, only where the violation ended the test: a test whose
+  body ran to its end (``Judge.finished``) had nothing to judge for it, as a test that passed;
 - ``Undecided`` (a skip carrying a note): its clauses undecided with the note's reason;
 - a transport ``TargetProblem``: every clause of the test undecided, the target could not be asked; but an
   answer that started and never completed is the target's: a finding on the test's first clause;
@@ -70,7 +72,8 @@ def record_of(
     elif (violation := find_error(error, Violation)) is not None:
         for finding in violation.findings:
             _violated(record, finding)
-        _left_by_violation(record, clauses, whole=judge is not None and judge.whole)
+        if judge is None or judge.whole or not judge.finished:  # a body that ran to its end left none unjudged
+            _left_by_violation(record, clauses, whole=judge is not None and judge.whole)
     elif (mismatch := find_error(error, Mismatch)) is not None:
         _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
     elif isinstance(error, AssertionError) and clauses:
