@@ -298,6 +298,9 @@ def test_a_clause_with_nothing_to_judge_in_a_test_is_left_to_the_others() -> Non
         (200, {"id": 5, "status": "queued"}, False),  # not a Pet: no doubt removed
         (200, {"id": "5", "name": "Rex", "categoryId": 1}, False),
         (201, {"id": True}, False),
+        (201, {"id": "5", "name": "Rex", "categoryId": 1}, True),  # its decimal digits: the id a read names
+        (201, {"id": "05"}, False),
+        (201, {"id": "9223372036854775808"}, False),
         (400, {"id": 5, "name": "Rex", "categoryId": 1}, False),
         (200, [{"id": 5, "name": "Rex", "categoryId": 1}], False),
     ],
