@@ -6,6 +6,7 @@ Each case is a row of a table; one loop runs them (as the JSON-Schema-Test-Suite
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -218,9 +219,14 @@ class _Report:
 
 
 def _ended_on(
-    clauses: tuple[str, ...], examined: dict[str, int], *, whole: bool = False, nothing: tuple[str, ...] = ()
+    clauses: tuple[str, ...],
+    examined: dict[str, int],
+    *,
+    whole: bool = False,
+    nothing: tuple[str, ...] = (),
+    finished: bool = False,
 ) -> dict[str, str]:
-    judge = Judge(whole=whole)
+    judge = Judge(whole=whole, finished=finished)
     judge.examined.update(examined)
     for clause in nothing:
         judge.nothing_to_judge(clause)
@@ -252,6 +258,32 @@ def test_a_test_that_judged_every_case_before_raising_leaves_no_clause_blocked()
     assert judged == {"read.found": "violated", "responses.documented": "conforms", "auth.challenge": "conforms"}
 
 
+def test_a_targeted_test_that_ran_to_its_end_leaves_a_clause_it_never_judged_to_the_others() -> None:
+    """Its violations were raised once its body had judged every exchange (``Judge.finish``): a clause it
+    names and never judged (no Pet in a 400's answer to echo) had nothing to judge there, as in a test that
+    passed; it is not blocked by the violation found on another clause."""
+    judged = _ended_on(("create.echo", "create.reject.types"), {}, finished=True)
+    assert judged == {"read.found": "violated"}
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "nothing"),
+    [
+        (500, b"Internal Server Error", True),  # responses.documented's: no fields for an echo to read
+        (404, b'{"code": "x", "message": "y", "status": 404}', True),
+        (201, b"{}", False),  # a 201 made the animal, whatever its shape
+        (200, json.dumps({"id": 5, "name": "Rex", "categoryId": 1}).encode(), False),
+    ],
+)
+def test_a_create_that_made_no_animal_leaves_its_echo_nothing_to_judge(status: int, body: bytes, nothing: bool) -> None:
+    """No Pet, no fields to echo or id to read: nothing to judge on that exchange (never undecided by it);
+    the clause is decided on the creates that made one (``expect.made_nothing``)."""
+    answer = SimpleNamespace(status=status, body=body, exchange=None, headers={})
+    judge = Judge()
+    assert expect.made_nothing(judge, answer, "create.echo") is nothing
+    assert judge.outcomes == ({"create.echo": "not_selected"} if nothing else {}) and not judge.notes
+
+
 def test_a_clause_with_nothing_to_judge_in_a_test_is_left_to_the_others() -> None:
     judged = _ended_on(("auth.missing", "auth.challenge.quiet"), {"auth.missing": 1}, nothing=("auth.challenge.quiet",))
     assert judged["auth.challenge.quiet"] == "not_selected" and judged["auth.missing"] == "conforms"
@@ -266,6 +298,9 @@ def test_a_clause_with_nothing_to_judge_in_a_test_is_left_to_the_others() -> Non
         (200, {"id": 5, "status": "queued"}, False),  # not a Pet: no doubt removed
         (200, {"id": "5", "name": "Rex", "categoryId": 1}, False),
         (201, {"id": True}, False),
+        (201, {"id": "5", "name": "Rex", "categoryId": 1}, True),  # its decimal digits: the id a read names
+        (201, {"id": "05"}, False),
+        (201, {"id": "9223372036854775808"}, False),
         (400, {"id": 5, "name": "Rex", "categoryId": 1}, False),
         (200, [{"id": 5, "name": "Rex", "categoryId": 1}], False),
     ],

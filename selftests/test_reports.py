@@ -211,6 +211,29 @@ def test_identical_findings_fold(runs: dict[str, RunResult], written: dict[str, 
     assert "(\u00d712)" in written["not-conformant"]["markdown"].read_text(encoding="utf-8")
 
 
+def _created(observed: str, pet_id: int) -> Finding:
+    exchange = Exchange("POST", "http://127.0.0.1:1/v1/pets", request_body=f'{{"name": "a{pet_id}"}}', status=200)
+    return Finding("create.created", "HTTP 201", observed, exchange, f"t{pet_id}", expectation="status:201")
+
+
+@pytest.mark.parametrize(
+    ("observed", "groups"),
+    [
+        pytest.param(lambda i: f'HTTP 200 with {{"id": {i}, "name": "a{i}"}}', 1, id="only-the-body-differs"),
+        pytest.param(lambda i: f"HTTP 20{i} with {{}}", 3, id="the-status-differs"),
+        pytest.param(lambda i: f"id {i} again", 3, id="the-observation-differs"),
+    ],
+)
+def test_findings_that_differ_only_in_a_body_say_one_thing(observed: Any, groups: int) -> None:
+    """A 200-for-201 server's creates, each answered with its own Pet: one reason, counted; a status or an
+    observation of its own is a reason of its own."""
+    folded = report_view.fold([_created(observed(i), i) for i in range(3)])
+    assert len(folded) == groups
+    assert sum(group.count for group in folded) == 3
+    if groups == 1:
+        assert folded[0].tests == ["t0", "t1", "t2"]
+
+
 def test_long_values_are_cut_with_their_length(written: dict[str, dict[str, Path]]) -> None:
     page = written["not-conformant"]["html"].read_text(encoding="utf-8")
     assert "N" * reportdata.LONG not in page.split("curl ")[0]  # before the first command: facts, matrix

@@ -11,6 +11,7 @@ import pytest
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import (
     EMPTY_STORE,
+    PRECONDITION,
     STORE_TOO_LARGE,
     TARGET,
     Exchange,
@@ -250,6 +251,13 @@ def test_deprecation_header_is_an_sf_date(
         elif answer.status == 200:
             with judge("read.deprecation"):
                 _deprecation_holds(answer)
+    statuses = sorted({answer.status for _, answer in reads if isinstance(answer, Answer)})
+    if statuses and 200 not in statuses:
+        reason = (
+            f"no read of the suite's animals by id answered 200 (HTTP {', '.join(map(str, statuses))}: read.found's "
+            "to judge), and the Deprecation header is asked of the 200 answers"
+        )
+        raise undecided("read.deprecation", PRECONDITION, reason, blocked_by="read.found")
 
 
 @pytest.mark.clause("read.sunset")

@@ -104,20 +104,19 @@ def test_rejected_body_creates_nothing(
     rejected = {body["name"] for key, body in _ghost_bodies(run).items() if ghosts[key].status == 400}
     if not rejected:
         raise undecided(CLAUSE, PRECONDITION, "no body was rejected", "create.reject.types")
-    sold, unfiltered = ghosts["sold"], ghosts["unfiltered"]
-    try:
-        listed, cap = expect.pet_list(sold, seeded.admitted), len(expect.pet_list(unfiltered, seeded.admitted))
-    except Mismatch:
-        reason = "the sold animals could not be listed"
-        raise undecided(CLAUSE, PRECONDITION, reason, "list.shape") from None
-    for answer in (sold, unfiltered):  # an animal shown proves the refusal kept it, on any store
-        shown = _shown(answer, None)
+    # Each page is read for what the clause needs (its items' names, its length), not for a valid Pet in
+    # every item: an item of another shape is list.shape's to judge.
+    sold, unfiltered = _shown(ghosts["sold"], "sold"), _shown(ghosts["unfiltered"], None)
+    for shown in (sold, unfiltered):  # an animal shown proves the refusal kept it, on any store
         kept = [pet for pet in (shown[0].pets if shown else ()) if pet.get("name") in rejected]
-        if kept:
+        if shown and kept:
             with judge(CLAUSE):
-                raise Mismatch("no animal from a rejected POST", f"listed {expect.short(kept[0])}", answer.exchange)
+                raise Mismatch("no animal from a rejected POST", f"listed {expect.short(kept[0])}", shown[1].exchange)
             return
-    if store.seen_whole(store.Page("sold", 100, tuple(listed)), max(cap, grid.cap_seen)):
+    if sold is None or unfiltered is None:
+        judge.nothing_to_judge(CLAUSE)  # no JSON array to count: set-up's looks decide the clause (the test below)
+        return
+    if store.seen_whole(sold[0], max(unfiltered[0].size, grid.cap_seen)):
         with judge(CLAUSE):
             pass  # the sold animals seen whole, and no rejected body among them
     elif not refusals_seen_whole(seeded, grid):

@@ -25,7 +25,6 @@ from petstore_contract.core.records import (
     CONFORMS,
     NOT_APPLICABLE,
     NOT_SELECTED,
-    PRECONDITION,
     TARGET,
     THROTTLED,
     UNDECIDED,
@@ -36,7 +35,6 @@ from petstore_contract.core.records import (
     Note,
     Undecided,
     Violation,
-    undecided,
 )
 from petstore_contract.interface.spec import animal_made as animal_made
 from petstore_contract.interface.spec import schema_errors
@@ -114,12 +112,15 @@ def created(answer: Answer) -> bool:
     return answer.status == 201 or created_animal(answer) is not None
 
 
-def created_or_blocked(answer: Answer, clause: str) -> None:
-    """A body the service may accept: an answer that created no animal (``created``), neither 201 nor a
-    400, leaves ``clause`` undecided, blocked by create.created (which judges the create itself)."""
-    if not created(answer):
-        reason = f"POST /pets answered {answer.status} with no Pet, neither 201 nor a 400 Error"
-        raise undecided(clause, PRECONDITION, reason, blocked_by="create.created")
+def made_nothing(judge: Judge, answer: Answer, clause: str) -> bool:
+    """True where a create's answer made no animal (``created``): it shows no fields, so ``clause``'s rule
+    (an echo, an id) has nothing to judge on this exchange; its status is create.created's or
+    responses.documented's to judge.  The clause is decided on the creates that made one, and stays
+    undecided (not exercised) only where none of the run's did."""
+    if created(answer):
+        return False
+    judge.nothing_to_judge(clause)
+    return True
 
 
 def key_accepted(answer: Answer, expected: str = "the valid key accepted (§5.1)") -> None:
@@ -257,6 +258,9 @@ class Judge:
     # Every exchange the test sent was judged before its violations were raised (a generated test's cases,
     # sent side by side and judged together): a violation did not end it before its other clauses.
     whole: bool = False
+    # The test's body ran to its end and its violations were raised after it (``finish``): a clause it
+    # names and never judged had nothing to judge on its exchanges, as in a test that passed.
+    finished: bool = False
 
     @contextmanager
     def __call__(self, clause: str) -> Iterator[None]:
@@ -325,6 +329,7 @@ class Judge:
 
     def finish(self) -> None:
         """Raise the test's violations (all of them, each on its clause) once every clause was judged."""
+        self.finished = True
         if self.findings:
             raise Violation(*self.findings)
 

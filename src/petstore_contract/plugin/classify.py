@@ -2,7 +2,9 @@
 
 - a passing test: the clauses its judge blocks judged (or, with none, every clause it names) conform;
 - a ``Violation``/``Mismatch``: findings on their clauses (a bare Mismatch or assert on the test's
-  first clause); the judge's other clauses keep their own outcome;
+  first clause); the judge's other clauses keep their own outcome; a clause the test names and never
+  judged is undecided, blocked by the violation, only where the violation ended the test: a test whose
+  body ran to its end (``Judge.finished``) had nothing to judge for it, as a test that passed;
 - ``Undecided`` (a skip carrying a note): its clauses undecided with the note's reason;
 - a transport ``TargetProblem``: every clause of the test undecided, the target could not be asked; but an
   answer that started and never completed is the target's: a finding on the test's first clause;
@@ -70,7 +72,7 @@ def record_of(
     elif (violation := find_error(error, Violation)) is not None:
         for finding in violation.findings:
             _violated(record, finding)
-        _left_by_violation(record, clauses, whole=judge is not None and judge.whole)
+        _left_by_violation(record, clauses, judge)
     elif (mismatch := find_error(error, Mismatch)) is not None:
         _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
     elif isinstance(error, AssertionError) and clauses:
@@ -112,20 +114,24 @@ def _violated(record: TestRecord, finding: Finding) -> None:
     record.judged[finding.clause] = VIOLATED
 
 
-def _left_by_violation(record: TestRecord, clauses: tuple[str, ...], whole: bool = False) -> None:
+def _left_by_violation(record: TestRecord, clauses: tuple[str, ...], judge: Judge | None = None) -> None:
     """The test's own clauses that a violation found on another clause left unjudged (a stateful walk
     whose fault lands on read.found, say): they conform on the exchanges judged for them before it, or,
     with none judged, are undecided, blocked by the violated clause; never "not selected" as if no
     test had run.  A test that judged every exchange it sent before raising (``Judge.whole``: a generated
     test's cases) was not ended by the violation: its other clauses conform as in a test that passed
-    (a clause none of its answers applied to, a 401's challenge, say, is decided by the tests that got one)."""
+    (a clause none of its answers applied to, a 401's challenge, say, is decided by the tests that got one).
+    A targeted test whose body ran to its end (``Judge.finished``: its violations raised after it) had
+    nothing to judge for a clause it never judged: left to the tests that have something, as in a test
+    that passed."""
     blocker = next((cid for cid, outcome in record.judged.items() if outcome == VIOLATED), None)
+    whole, finished = judge is not None and judge.whole, judge is not None and judge.finished
     for cid in clauses:
         if cid in record.judged or blocker is None:
             continue
         if record.examined.get(cid) or whole:
             record.judged[cid] = CONFORMS
-        else:
+        elif not finished:
             reason = f"the test ended on a violation of {blocker} before it judged this clause"
             _note(record, Note((cid,), PRECONDITION, reason, blocker))
 

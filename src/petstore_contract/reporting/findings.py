@@ -3,6 +3,7 @@ each shown by its plainest exchange (``view`` re-exports these for the outputs).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -17,7 +18,7 @@ TIMES = "\u00d7"  # the multiplication sign of a folded count: "\u00d712"
 
 @dataclass
 class Folded:
-    """Identical findings (same clause, expectation and observation) as one, with who saw it."""
+    """Findings that say the same (clause, expectation, observation but for the body) as one, with who saw it."""
 
     finding: Finding
     count: int = 1
@@ -38,14 +39,26 @@ class Folded:
         return ", ".join(f"{word} {TIMES}{n}" for word, n in words)
 
 
+# An observation that is a status and the body it came with ("HTTP 200 with {...}", ``expect.status``): the
+# status is the reason, the body the example's own.
+_STATUS_WITH_BODY = re.compile(r"(HTTP \d{3}) with .*", re.DOTALL)
+
+
+def reason(finding: Finding) -> tuple[str, str, str]:
+    """What a finding says, without the body its example came with: findings that differ only in the
+    answer's body (three creates answered 200 instead of 201, each with its own Pet) say one thing."""
+    clause, expected, observed = finding.fold_key()
+    return clause, expected, _STATUS_WITH_BODY.sub(r"\1", observed)
+
+
 def fold(findings: list[Finding]) -> list[Folded]:
-    """Identical findings folded into one, each shown by its plainest exchange (``plainness``), the plainest
-    group first, then the most frequent, then in the order seen."""
+    """Findings that say the same (``reason``) folded into one, each shown by its plainest exchange
+    (``plainness``), the plainest group first, then the most frequent, then in the order seen."""
     groups: dict[tuple[str, str, str], Folded] = {}
     for finding in findings:
-        group = groups.get(finding.fold_key())
+        group = groups.get(reason(finding))
         if group is None:
-            group = groups[finding.fold_key()] = Folded(finding, 0)
+            group = groups[reason(finding)] = Folded(finding, 0)
         elif plainness(finding) < plainness(group.finding):
             group.finding = finding
         group.count += 1
