@@ -58,12 +58,6 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         _TESTS[kind] += _cpu() - started
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtestloop(session: pytest.Session) -> None:
-    _MARKS["tests started"] = _cpu()
-    return None
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     out = os.environ.get(OUT_ENV)
@@ -76,7 +70,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def phases(marks: dict[str, float], tests: dict[str, float]) -> list[tuple[str, float]]:
     """The phases' CPU seconds, in order, from the plugin's readings."""
-    looped = marks["end"] - marks["tests started"]
+    after = marks["end"] - marks["collected"]  # the tests, then what the run does once they are done
     return [
         ("start-up: the interpreter and pytest", marks["imported"]),
         (
@@ -89,7 +83,7 @@ def phases(marks: dict[str, float], tests: dict[str, float]) -> list[tuple[str, 
         ),
         ("the generated tests (drawing, sending, judging)", tests["generated"]),
         ("the targeted tests", tests["targeted"]),
-        ("the verdict and the reports", looped - tests["generated"] - tests["targeted"]),
+        ("the verdict, the reports (and pytest between the tests)", after - tests["generated"] - tests["targeted"]),
     ]
 
 
