@@ -1,20 +1,25 @@
 """Tier 1's slice of the catalogs (``tiers.py``) keeps covering what the whole catalogs cover.
 
 The slice is derived from the catalogs by a rule, so it grows with them; these tests make sure it can
-never silently lose a area of the document, a catalog's compliant servers or the unjudgeable
-targets, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
+never silently lose an area of the document, a catalog's compliant servers or an unjudgeable
+target's tier-1 test, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+import test_empty_store
 import tiers
 from blind_scores import ROUNDS, BlindScenario
 from blind_scores import scenarios as blind_scenarios
 from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, scenarios
 
+HERE = Path(__file__).resolve().parent
 # Tier 1's budget for catalog runs (each about 6 s of CPU, a tenth of the self-tests' CPU for every
 # ten runs): beyond it, .ci/run leaves its 10 minutes.
 MOST_RUNS = 30
@@ -41,14 +46,51 @@ def test_the_slice_holds_a_fault_only_the_generated_tests_catch(kill_slice: list
     assert any(tiers.generated_only(s) for s in kill_slice)
 
 
-def test_the_kill_matrix_slice_has_compliant_servers_on_both_stores_and_every_unjudgeable_target(
+def _shown(node_id: str) -> str:
+    """Why the tier-1 self-test ``file.py::function[param]`` does not show what it is named for ("" when it can)."""
+    path, _, test = node_id.partition("::")
+    function, _, param = test.partition("[")
+    source = (HERE / path).read_text(encoding="utf-8") if (HERE / path).is_file() else ""
+    if f"def {function}(" not in source:
+        return f"{node_id}: no such test"
+    if param and f'"{param.rstrip("]")}"' not in source:
+        return f"{node_id}: no such parameter"
+    if re.search(rf"@pytest\.mark\.tier_2\s*\n(@.*\n)*def {function}\(", source):
+        return f"{node_id}: a tier-2 test"
+    return ""
+
+
+def test_the_kill_matrix_slice_has_the_reference_on_both_stores_and_other_variants_are_shown_in_tier_1(
     kill_slice: list[Scenario],
 ) -> None:
     variants = [s for s in kill_slice if s.kind == "variant"]
-    assert {s.store for s in variants} == {EMPTY, CROWDED}
-    assert len({s.name for s in variants}) >= 2, "the reference and its compliant variants"
+    assert {(s.name, s.store) for s in variants} == {("reference", EMPTY), ("reference", CROWDED)}
+    assert _shown(tiers.COMPLIANT_SHOWN_BY) == ""
+    others = [name for name in test_empty_store.TIER_1 if name != "reference"]
+    assert others and {Scenario("variant", name) for name in others} <= set(scenarios()), others
+
+
+def test_every_unjudgeable_target_is_in_the_slice_or_shown_by_tier_1_tests_of_its_own(
+    kill_slice: list[Scenario],
+) -> None:
     unjudgeable = {s for s in scenarios() if s.kind == "unjudgeable"}
-    assert unjudgeable <= set(kill_slice)
+    assert set(tiers.UNJUDGEABLE_SHOWN_BY) <= {s.name for s in unjudgeable}, "a named target is in the catalog"
+    for scenario in unjudgeable:
+        shown_by = tiers.UNJUDGEABLE_SHOWN_BY.get(scenario.name, ())
+        assert (scenario in kill_slice) != bool(shown_by), scenario.name
+        assert [_shown(node_id) for node_id in shown_by if _shown(node_id)] == [], scenario.name
+
+
+def test_the_unjudgeable_rule_keeps_a_target_without_tier_1_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tiers, "UNJUDGEABLE_SHOWN_BY", {})
+    unjudgeable = [s for s in scenarios() if s.kind == "unjudgeable"]
+    assert unjudgeable and set(unjudgeable) <= set(tiers.kill_matrix_slice(scenarios()))
+    # The check of a named test fails on a test that is not there, a row that is not there, a tier-2 test.
+    assert _shown("test_hostile.py::test_no_such_test").endswith("no such test")
+    row = "test_unusable.py::test_an_unusable_target_stops_the_run_with_one_reason[no-such-row]"
+    assert _shown(row).endswith("no such parameter")
+    tier_2 = "test_empty_store.py::test_every_compliant_variant_on_an_empty_store_decides_every_clause"
+    assert _shown(tier_2).endswith("a tier-2 test")
 
 
 def test_every_blind_round_has_a_compliant_server_in_the_slice(

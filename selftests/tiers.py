@@ -6,8 +6,10 @@ fixed slice of the catalogs, so that every change gets its verdict within CI's t
 - the kill matrix: for every area of the document that some fault breaks (a clause's first part:
   ``auth``, ``list``, ``create``, ``read``, ...), the first fault of ``faults.toml`` declared on one of
   its clauses (empty store), and the first fault only the generated tests can catch; the reference on
-  an empty and on a crowded store, and every ``VARIANT_STRIDE``-th other compliant variant in catalog
-  order; every unjudgeable target;
+  an empty and on a crowded store; each unjudgeable target for which ``UNJUDGEABLE_SHOWN_BY`` names
+  no tier-1 test of its own (none today: ``test_unusable.py`` and ``test_hostile.py`` show each one's
+  inconclusive end).  The other compliant variants are ``COMPLIANT_SHOWN_BY``'s (two of them, held to
+  conformant with every clause decided);
 - each blind round: its first compliant server, on one store (the empty store in the first round, the
   crowded one in the next, and so on): the specificity across styles, frameworks and languages that
   the kill matrix's slice shows least.  The rounds' faults are tier 2's.
@@ -22,30 +24,39 @@ tests marked ``tier_2`` (another setting or target of a mechanism a tier-1 test 
 
 The slice is data derived from the catalogs, never a hand-kept list: a fault added on a new area
 joins tier 1 by the rule, and ``selftests/test_tiers.py`` fails if the slice ever stops covering every
-area, every catalog's compliant servers or the unjudgeable targets.
+area or every catalog's compliant servers, or an unjudgeable target is neither in it nor named with
+tier-1 tests that exist.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import cache
-from typing import TypeVar
 
 from blind_scores import ROUNDS, BlindScenario
 from blind_scores import scenarios as blind_scenarios
 from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, scenarios
 
-T = TypeVar("T")
 GENERATED_ONLY = "generated-only"  # the faults on the empty store that only the generated tests can catch
 
-# Every 30th other compliant variant of the kill matrix: one of its 30 (the catalog's order groups
-# variants by the silence they choose for; tier 2 runs them all).
-VARIANT_STRIDE = 30
-
-
-def _every(items: Sequence[T], stride: int) -> list[T]:
-    return list(items[stride - 1 :: stride])
+# Each unjudgeable target of the kill matrix, and the tier-1 tests that show its mechanism ending a run
+# inconclusive with its reason: the same target (a refused port, a key refused on every operation) or
+# the same kind (a peer that never answers; a run budget spent by a slow target).  The kill matrix runs
+# them in tier 2; a target added without an entry here joins tier 1's slice by the rule.
+UNJUDGEABLE_SHOWN_BY: dict[str, tuple[str, ...]] = {
+    "closed-port": ("test_unusable.py::test_an_unusable_target_stops_the_run_with_one_reason[closed-port]",),
+    "blackhole": ("test_hostile.py::test_server_that_never_answers",),
+    "rejects-every-key": (
+        "test_unusable.py::test_an_unusable_target_stops_the_run_with_one_reason[wrong-key]",
+        "test_unusable.py::test_an_unusable_target_stops_the_run_with_one_reason[rejects-every-key-read-only]",
+    ),
+    "over-budget": ("test_hostile.py::test_run_budget_bounds_a_slow_target",),
+}
+# The tier-1 test that runs compliant variants of the catalog other than the reference (``TIER_1`` of
+# its module) and holds each to conformant with every clause decided: the kill matrix's variant test
+# would show the same more weakly (tier 2 runs every compliant variant in both).
+COMPLIANT_SHOWN_BY = "test_empty_store.py::test_a_variant_that_left_a_clause_undecided_is_decided"
 
 
 def generated_only(scenario: Scenario) -> bool:
@@ -66,13 +77,11 @@ def kill_matrix_slice(everything: Iterable[Scenario]) -> list[Scenario]:
         first_in_area.setdefault(area(fault.clause), name)
     generated_only = next((name for name, fault in FAULTS.items() if fault.generated_only), None)
     faults = {*first_in_area.values(), *([generated_only] if generated_only else [])}
-    variants = [s.name for s in everything if s.kind == "variant" and s.store == EMPTY and s.name != "reference"]
     chosen = {
         *(Scenario("fault", name, EMPTY) for name in faults),
         Scenario("variant", "reference", EMPTY),
         Scenario("variant", "reference", CROWDED),
-        *(Scenario("variant", name, EMPTY) for name in _every(variants, VARIANT_STRIDE)),
-        *(s for s in everything if s.kind == "unjudgeable"),
+        *(s for s in everything if s.kind == "unjudgeable" and s.name not in UNJUDGEABLE_SHOWN_BY),
     }
     return [s for s in everything if s in chosen]
 

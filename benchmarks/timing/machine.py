@@ -27,6 +27,13 @@ def own_cpu_seconds() -> float:
     return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
 
 
+def children_cpu_seconds() -> float:
+    """Every finished (waited-for) descendant of this process: a run's process and its children (xdist
+    workers, the embedded reference), not the reference thread of this process a row may serve."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return children.ru_utime + children.ru_stime
+
+
 def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 

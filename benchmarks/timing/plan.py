@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.timing.common import log
-from benchmarks.timing.machine import cores, load_average, machine_cpu_seconds, own_cpu_seconds, tree_fingerprint
+from benchmarks.timing.machine import (
+    children_cpu_seconds,
+    cores,
+    load_average,
+    machine_cpu_seconds,
+    own_cpu_seconds,
+    tree_fingerprint,
+)
 from benchmarks.timing.recording import with_latency
 from benchmarks.timing.rows import Measurement, run_floor_row, run_schemathesis_row, run_suite_row
 from devtools.catalog import VARIANTS
@@ -65,11 +72,13 @@ class Guard:
             self.until_quiet()
             load, tree = os.getloadavg()[0], tree_fingerprint()
             machine, own, started = machine_cpu_seconds(), own_cpu_seconds(), time.monotonic()
+            children = children_cpu_seconds()
             result = measure(*args, **kwargs)
             elapsed = time.monotonic() - started
+            cpu = children_cpu_seconds() - children
             others = max(0.0, machine_cpu_seconds() - machine - (own_cpu_seconds() - own)) / (elapsed * cores())
             row = result[0] if isinstance(result, tuple) else result
-            row.others_cpu, row.load, row.tree = others, load, tree
+            row.others_cpu, row.load, row.tree, row.cpu = others, load, tree, cpu
             if others > 0.05:
                 log(f"  other processes used {others:.0%} of the CPUs during that run")
             if others <= self.disturbed:

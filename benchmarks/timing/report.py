@@ -45,6 +45,10 @@ class Row:
         times = [r.seconds for r in self.runs]
         return f"{self.seconds:.2f} ({min(times):.2f}-{max(times):.2f})"
 
+    def cpu(self) -> str:
+        """The CPU seconds of the median run (by wall time), beside its wall time."""
+        return f"{self.median_run().cpu:.2f}"
+
     def counts(self, attribute: str) -> str:
         values = sorted({getattr(r, attribute) for r in self.runs})
         return "/".join(str(v) for v in values)
@@ -78,9 +82,9 @@ def best_schemathesis(rows: Sequence[Row], latency: float) -> Row | None:
 
 def table(rows: Sequence[Row]) -> list[str]:
     lines = [
-        "| scenario | latency | concurrency / workers | runs | wall s, median (min-max) | requests | writes "
+        "| scenario | latency | concurrency / workers | runs | wall s, median (min-max) | CPU s | requests | writes "
         "| verdict | notes |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     best = {id(best_schemathesis(rows, r.latency_ms)) for r in rows}
     for row in rows:
@@ -100,6 +104,7 @@ def table(rows: Sequence[Row]) -> list[str]:
             row.setting,
             str(len(row.runs)),
             row.spread(),
+            row.cpu(),
             row.counts("requests"),
             row.counts("writes"),
             row.verdicts(),
@@ -298,5 +303,7 @@ NOTES = (
     "The floor replays, in another process, the requests recorded in the same repeat's default-concurrency "
     "suite run, over {concurrency} keep-alive `requests.Session` connections, with the dependency model of "
     "`bench.py`'s docstring; its time is the replay's only (no start-up). Wall times are medians of the runs; "
-    "requests and writes list every distinct value seen."
+    "requests and writes list every distinct value seen. *CPU s* is the median run's user+sys CPU time of the "
+    "processes it started (the suite's process and its children, the embedded reference and xdist workers "
+    "among them: `resource.getrusage(RUSAGE_CHILDREN)`), not the serving thread of the benchmark's process."
 )

@@ -37,6 +37,7 @@ class Measurement:
     profile: Profile | None = None
     slowest: list[str] = field(default_factory=list)  # pytest --durations lines
     others_cpu: float = 0.0  # share of the machine's CPUs other processes used during the run
+    cpu: float = 0.0  # user+sys CPU seconds of the run's processes (the command's and their children's)
     load: float = 0.0  # 1-minute load average when the run started
     tree: str = ""  # tree_fingerprint() when the run started: the suite version measured
     chain: int = 0  # floor rows: requests on the longest dependency chain
