@@ -104,8 +104,11 @@ def test_a_listed_animal_is_the_animal_read_alone(grid: Grid, judge: Judge) -> N
     if not compared and any(store.unnamed(page) for page in grid.arrays.values()) and not grid.samples:
         reason = "no item of the grid's pages has an int64 id: none names an animal to read alone"
         raise undecided("list.item.same", PRECONDITION, reason, blocked_by="list.shape")
+    if not compared and grid.samples:  # each read alone is read.found's (the pipeline judges every read)
+        reason = f"none of the {len(grid.samples)} animals the grid listed was found as a Pet by GET /pets/{{petId}}"
+        raise undecided("list.item.same", PRECONDITION, reason, blocked_by="read.found")
     if not compared:
-        raise undecided("list.item.same", EMPTY_STORE, "the grid listed no animal that a read by id found")
+        raise undecided("list.item.same", EMPTY_STORE, "the grid listed no animal with an id to read alone")
 
 
 def _read_alone(read: Row) -> dict[str, Any] | None:
