@@ -69,9 +69,8 @@ def _shown(answer: Row | None, status: str | None) -> tuple[store.Page, Answer] 
         items = expect.parse_json(answer)
     except Mismatch:
         return None
-    if not isinstance(items, list):
-        return None
-    return store.Page(status, 100, tuple(item for item in items if isinstance(item, dict))), answer
+    page = store.listed(items, status, 100)
+    return (page, answer) if page is not None else None
 
 
 def _set_up_looks(seeded: Seeded) -> tuple[tuple[store.Page, Answer] | None, list[tuple[store.Page, Answer]]]:
@@ -105,11 +104,12 @@ def test_rejected_body_creates_nothing(
     if not rejected:
         raise undecided(CLAUSE, PRECONDITION, "no body was rejected", "create.reject.types")
     sold, unfiltered = ghosts["sold"], ghosts["unfiltered"]
-    try:
-        listed, cap = expect.pet_list(sold, seeded.admitted), len(expect.pet_list(unfiltered, seeded.admitted))
-    except Mismatch:
-        reason = "the sold animals could not be listed"
-        raise undecided(CLAUSE, PRECONDITION, reason, "list.shape") from None
+    # A page's length and each item's name are what this reads: any JSON array has them (list.shape judges
+    # whether its items are Pets).
+    listed, every = _shown(sold, "sold"), _shown(unfiltered, None)
+    if listed is None or every is None:
+        reason = "the sold animals could not be listed: a page answered no JSON array"
+        raise undecided(CLAUSE, PRECONDITION, reason, "list.shape")
     for answer in (sold, unfiltered):  # an animal shown proves the refusal kept it, on any store
         shown = _shown(answer, None)
         kept = [pet for pet in (shown[0].pets if shown else ()) if pet.get("name") in rejected]
@@ -117,7 +117,7 @@ def test_rejected_body_creates_nothing(
             with judge(CLAUSE):
                 raise Mismatch("no animal from a rejected POST", f"listed {expect.short(kept[0])}", answer.exchange)
             return
-    if store.seen_whole(store.Page("sold", 100, tuple(listed)), max(cap, grid.cap_seen)):
+    if store.seen_whole(listed[0], max(every[0].size, grid.cap_seen)):
         with judge(CLAUSE):
             pass  # the sold animals seen whole, and no rejected body among them
     elif not refusals_seen_whole(seeded, grid):
