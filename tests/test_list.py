@@ -52,7 +52,7 @@ def _page(grid: Grid, judge: Judge, query: Query, clause: str, queries: list[Que
         return None
     where = store.Page(query[0], query[1], ()).query()
     blocker = "list.limit.accepted" if answer.status != 200 and query != (None, None) else "list.shape"
-    reason = f"{where} answered HTTP {answer.status} with no JSON array, as every page of the grid it is judged on"
+    reason = f"{where} answered HTTP {answer.status} with no JSON array, as did every page this clause is judged on"
     raise undecided(clause, PRECONDITION, reason, blocked_by=blocker)
 
 
@@ -229,7 +229,7 @@ def _no_status_shown(grid: Grid, judge: Judge) -> None:
         judge.nothing_to_judge("list.status.filter")
         return
     reason = "no item of a status page is a JSON object whose status is a PetStatus or absent: no status to compare"
-    judge.undecided(undecided("list.status.filter", PRECONDITION, reason, blocked_by="list.shape").note)
+    raise undecided("list.status.filter", PRECONDITION, reason, blocked_by="list.shape")
 
 
 def _own_look(seeded: Seeded, grid: Grid, status: str) -> tuple[store.Page, Answer, set[Any]] | None:

@@ -347,6 +347,8 @@ def test_every_animal_created_is_listed_as_created(seeded: Seeded, grid: Grid, j
     pets = {i: p for i, p in seeded.created.items() if i not in seeded.repeated and not schema_errors("Pet", p)}
     if not pets:
         need_own(seeded, "list.found", read_only=False)
+        reason = f"none of the {len(seeded.created)} animals set-up created was answered as a Pet: none to look for"
+        raise undecided("list.found", PRECONDITION, reason, blocked_by="create.created")
     looks = _looks(seeded, grid)
     placed: set[tuple[str, str | None]] = set()
     for page, answer, _, _ in looks:
