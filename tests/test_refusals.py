@@ -108,8 +108,9 @@ def test_rejected_body_creates_nothing(
     # whether its items are Pets).
     listed, every = _shown(sold, "sold"), _shown(unfiltered, None)
     if listed is None or every is None:
-        reason = "the sold animals could not be listed: a page answered no JSON array"
-        raise undecided(CLAUSE, PRECONDITION, reason, "list.shape")
+        refused = any(isinstance(a, Answer) and a.status != 200 for a in (sold, unfiltered))
+        reason = "the sold animals could not be listed: a page of 100 answered no JSON array"
+        raise undecided(CLAUSE, PRECONDITION, reason, "list.limit.accepted" if refused else "list.shape")
     for answer in (sold, unfiltered):  # an animal shown proves the refusal kept it, on any store
         shown = _shown(answer, None)
         kept = [pet for pet in (shown[0].pets if shown else ()) if pet.get("name") in rejected]
