@@ -58,6 +58,7 @@ EXCEPTIONS |= {
         "list.status.filter",
         "list.status.found",
         "list.found",
+        "create.reject.nothing-created",
     )
 }
 EXCEPTIONS |= {
