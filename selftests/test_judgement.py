@@ -159,6 +159,7 @@ PAGE_READINGS = [
     ("ids repeated, as JSON values", store.duplicates, ["1"]),
     ("items with another status", lambda page: [p["id"] for p in store.wrong_status(page)], [1, True, 1.0, "1"]),
     ("items whose id names no animal", store.unnamed, 5),
+    ("animals shown at least", lambda page: store.distinct_ids([page]), 4),
 ]
 
 

@@ -161,6 +161,12 @@ def duplicates(page: Page) -> list[Any]:
     return repeated
 
 
+def distinct_ids(pages: list[Page]) -> int:
+    """How many animals the pages show at least: their distinct ids, as JSON values (an animal listed exists,
+    and none is ever removed, §4)."""
+    return len({json.dumps(pet["id"], sort_keys=True) for page in pages for pet in page.pets if "id" in pet})
+
+
 def shows_status(pet: dict[str, Any]) -> bool:
     """An item whose status can be read: a PetStatus, or none (optional in Pet: then it has none of the
     filter's); another value is list.shape's."""
