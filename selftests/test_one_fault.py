@@ -118,7 +118,10 @@ def test_a_list_fault_leaves_every_other_clause_decided(fault: str) -> None:
 
 @pytest.mark.tier_2
 def test_a_list_fault_leaves_only_its_exceptions_undecided() -> None:
+    """The list clauses: the reads' and creates' clauses these faults touch are held by their own rows."""
     runs = run_catalog([Scenario("fault", name) for name in LIST_FAULTS_TIER_2], parallel=2)
-    left = {s.name: [u.clause for u in unexplained(s.name, run)] for s, run in runs.items()}
+    left = {
+        s.name: [u.clause for u in unexplained(s.name, run) if u.clause.startswith("list.")] for s, run in runs.items()
+    }
     assert not {name: clauses for name, clauses in left.items() if clauses}
     assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}
