@@ -20,6 +20,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, acceptable, run_catalog
@@ -46,6 +47,53 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("auth_read_rejects_valid_key", "read.deprecation"): NO_READ_200 + " (every read with the valid key is refused)",
     ("read_forgets_pets", "read.deprecation"): NO_READ_200 + " (every read of an animal created answers 404)",
 }
+# A list that is no JSON array has no length and no items; ids that name no animal (a string is no int64)
+# leave no item to match with an animal; statuses that are no PetStatus leave none to compare with a filter.
+NO_ARRAY = "the service answers every GET /pets with a JSON object, no array: no page has a length or items to read"
+NO_ID = "every listed item's id is a string, no int64 (§2): no item names an animal, so which animals a page lists"
+NO_STATUS = "every listed item's status is upper-cased, no PetStatus (§2): no item shows a status to compare"
+EXCEPTIONS |= {
+    ("list_wraps_array", clause): NO_ARRAY
+    for clause in (
+        "list.limit.honoured",
+        "list.limit.fills",
+        "list.limit.default",
+        "list.limit.maximum",
+        "list.page.distinct",
+        "list.item.same",
+        "list.status.filter",
+        "list.status.found",
+        "list.found",
+        "create.reject.nothing-created",
+    )
+}
+EXCEPTIONS |= {
+    ("list_item_id_string", clause): f"{NO_ID} is not shown"
+    for clause in (
+        "list.item.same",
+        "list.status.found",
+        "list.found",
+    )
+}
+NO_INT64 = "every id the service hands out is above 2^63-1, no int64 (§2): no listed item names an animal, so"
+EXCEPTIONS |= {
+    ("create_id_beyond_int64", "list.item.same"): f"{NO_INT64} none can be read alone to compare",
+    ("create_id_beyond_int64", "list.status.found"): f"{NO_INT64} which animals a status page lists is not shown",
+    ("create_id_beyond_int64", "list.found"): NO_INT64.replace(", so", ": no create answer is a Pet to look for"),
+    ("create_id_reused", "list.limit.maximum"): (
+        "the service hands out ids it handed out before: the store shows no 101 distinct animals, so no page could "
+        "exceed 100"
+    ),
+    ("create_ignores_status", "list.status.found"): (
+        "the service stores every animal sent with a status as available: the suite can make no pending or sold "
+        "animal to look for on those pages"
+    ),
+}
+EXCEPTIONS[("list_item_status_uppercase", "list.status.filter")] = f"{NO_STATUS} with the filter's"
+EXCEPTIONS[("create_ids_repeat_after_100", "list.limit.maximum")] = (
+    "after 100 animals the service hands out the first ids again: the store shows no 101 distinct animals, so no "
+    "page could exceed 100"
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +119,9 @@ def undecided_beside(run: SuiteRun) -> list[Undecided]:
 
 def unexplained(fault: str, run: SuiteRun) -> list[Undecided]:
     """The undecided clauses of ``fault``'s run that no exception explains; a store too large to see whole
-    explains those the registry lets it (``undecided-ok``: named in the verdict line, never blocking), and an
-    intermittent fault's 5xx its own clause (``deployment_only``)."""
+    explains those the registry lets it (``undecided-ok``: named in the verdict line, never blocking), an
+    intermittent fault's 5xx its own clause (``deployment_only``), and a violated clause the registry says it
+    compares with (``blocked-by``, ``blocked_by_comparison``)."""
     clauses = registry()
     return [
         u
@@ -80,6 +129,7 @@ def unexplained(fault: str, run: SuiteRun) -> list[Undecided]:
         if (fault, u.clause) not in EXCEPTIONS
         and not (u.kinds == (STORE_TOO_LARGE,) and STORE_TOO_LARGE in clauses[u.clause].undecided_ok)
         and not deployment_only(fault, u)
+        and not blocked_by_comparison(u.clause, run)
     ]
 
 
@@ -90,6 +140,21 @@ def deployment_only(fault: str, u: Undecided) -> bool:
     the run is inconclusive, naming it, which is how the kill matrix catches such a fault
     (``killmatrix.caught``)."""
     return FAULTS[fault].intermittent and u.clause == FAULTS[fault].clause and u.kinds == (DEPLOYMENT,)
+
+
+def blocked_by_comparison(clause: str, run: SuiteRun, seen: frozenset[str] = frozenset()) -> bool:
+    """Every note of ``clause`` names as its blocker a clause the registry says it compares with (``blocked-by``:
+    a list compared with reads shown wrong, a store compared with ids handed out twice) that is violated, or is
+    itself so blocked (reads blocked by ids handed out twice): which of the answers is wrong no client can
+    tell, and the blocker carries the violation."""
+    row: dict[str, Any] = next((c for c in run.summary.get("clauses", ()) if c.get("id") == clause), {})
+    if row.get("outcome") != "undecided":
+        return False
+    blockers = {str(note.get("blocked_by", "")) for note in row.get("notes") or [{}]}
+    compared = set(registry()[clause].blocked_by)
+    return blockers <= compared and all(
+        b in run.violated() or (b not in seen and blocked_by_comparison(b, run, seen | {clause})) for b in blockers
+    )
 
 
 def render(results: dict[Scenario, SuiteRun]) -> str:

@@ -150,6 +150,46 @@ def test_duplicates_and_wrong_status_on_a_page() -> None:
     assert [p["status"] for p in store.wrong_status(page)] == ["pending"]
 
 
+# Each list clause reads only the part of a page it needs (issue 58): a page's length any JSON array, a
+# filter each item's PetStatus, "distinct" each id as a JSON value, a comparison each field the Pet schema
+# admits; what an item gets wrong otherwise is list.shape's alone.
+ODD_ITEMS = [{"id": "1", "status": "SOLD"}, {"id": 1}, {"id": True, "status": "pending"}, {"id": 1.0}, 7, {"id": "1"}]
+PAGE_READINGS = [
+    # (what is read, the function, its value on a sold page of ODD_ITEMS)
+    ("length", lambda page: page.size, 6),
+    ("ids repeated, as JSON values", store.duplicates, ["1"]),
+    ("items with another status", lambda page: [p["id"] for p in store.wrong_status(page)], [1, True, 1.0, "1"]),
+    ("items whose id names no animal", store.unnamed, 5),
+    ("animals shown at least", lambda page: store.distinct_ids([page]), 4),
+]
+
+
+@pytest.mark.parametrize(("reading", "read", "value"), PAGE_READINGS, ids=[row[0] for row in PAGE_READINGS])
+def test_a_page_of_items_that_are_no_pets_is_read_for_what_each_clause_needs(
+    reading: str, read: Any, value: Any
+) -> None:
+    page = store.listed(ODD_ITEMS, "sold", 100)
+    assert page is not None and read(page) == value, reading
+
+
+@pytest.mark.parametrize(
+    ("item", "unreadable"),
+    [
+        ({"id": 1, "name": "Rex", "categoryId": 2, "status": "AVAILABLE"}, {"status"}),
+        ({"id": "1", "name": "Rex"}, {"id", "categoryId"}),
+        ({"id": 1, "name": "Rex", "categoryId": 2}, set()),  # status is optional: none is no fault
+    ],
+)
+def test_an_item_is_read_field_by_field(item: dict[str, Any], unreadable: set[str]) -> None:
+    assert store.unreadable(item) == unreadable
+    assert set(store.readable(item)) == set(item) - unreadable
+
+
+def test_only_a_json_array_is_a_page() -> None:
+    assert store.listed({"items": []}, None, 20) is None
+    assert store.listed([], None, 20) == store.Page(None, 20, ())
+
+
 # -- the verdict ------------------------------------------------------------------------------------
 
 

@@ -95,7 +95,7 @@ def test_every_exception_names_a_fault_and_is_documented() -> None:
     for fault, clause in EXCEPTIONS:
         assert fault in FAULTS, fault
         assert f"`{fault}`" in rules and f"`{clause}`" in rules, (fault, clause)
-    assert {*SINGLE_SENTENCE, *BESIDE_A_TARGETED_TEST, *BESIDE_MORE} <= set(FAULTS)
+    assert {*SINGLE_SENTENCE, *BESIDE_A_TARGETED_TEST, *BESIDE_MORE, *LIST_FAULTS, *LIST_FAULTS_TIER_2} <= set(FAULTS)
 
 
 @pytest.mark.tier_2
@@ -115,3 +115,40 @@ def test_a_violation_beside_clauses_with_nothing_to_judge_leaves_them_decided(fa
     assert caught(scenario, run), (run.verdict, sorted(run.violated()))
     left = {u.clause: (u.kinds, u.reason) for u in unexplained(fault, run)}
     assert not left, f"undecided beside the violated clauses: {left}"
+
+
+# A list clause reads only the part of a page it needs, and a refused grid query is nothing to judge for
+# the clauses the other pages decide (docs/judging-rules.md, "One fault, one clause"): a list item without
+# its categoryId, and a refused limit=1, leave every other clause decided (tier 1); the list faults whose
+# pages cannot show what some clause reads, and faults that show reads or ids wrong, leave only the
+# exceptions and the clauses their blocker explains (tier 2).
+LIST_FAULTS = ("list_item_missing_category", "list_rejects_limit_1")
+LIST_FAULTS_TIER_2 = (
+    "list_item_id_string",
+    "list_item_status_uppercase",
+    "list_wraps_array",
+    "list_500_on_filtered_small_page",
+    "create_ids_repeat_after_100",
+    "read_forgets_pets",
+    "read_changes_name",
+    "read_invents_future_ids",
+)
+
+
+@pytest.mark.parametrize("fault", LIST_FAULTS)
+def test_a_list_fault_leaves_every_other_clause_decided(fault: str) -> None:
+    run = run_scenario(Scenario("fault", fault), QUICK, _hosted)
+    assert caught(Scenario("fault", fault), run), (run.verdict, sorted(run.violated()))
+    left = {u.clause: u.reason for u in unexplained(fault, run)}
+    assert not left, f"undecided beside the violated clauses: {left}"
+
+
+@pytest.mark.tier_2
+def test_a_list_fault_leaves_only_its_exceptions_undecided() -> None:
+    """The list clauses: the reads' and creates' clauses these faults touch are held by their own rows."""
+    runs = run_catalog([Scenario("fault", name) for name in LIST_FAULTS_TIER_2], parallel=2)
+    left = {
+        s.name: [u.clause for u in unexplained(s.name, run) if u.clause.startswith("list.")] for s, run in runs.items()
+    }
+    assert not {name: clauses for name, clauses in left.items() if clauses}
+    assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}

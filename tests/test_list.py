@@ -16,9 +16,9 @@ from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, STORE_TOO_
 from petstore_contract.judging import expect, store
 from petstore_contract.judging.expect import Judge
 from petstore_contract.judging.model import differs
-from petstore_contract.run import Run, ahead
+from petstore_contract.run import Run, ahead, looks
 from petstore_contract.run.ahead import sent_ahead
-from petstore_contract.run.api import Request, Row, answers_from_data, send_table
+from petstore_contract.run.api import Request, Row, Unanswered, answers_from_data, send_table
 from petstore_contract.run.setup import GRID, Grid, Seeded
 from petstore_contract.transport import Answer
 
@@ -29,15 +29,31 @@ UNKNOWN_STATUSES = ["unknown", "AVAILABLE", "", "available,sold", "null"]
 REJECTIONS = (400, 422)
 MAXIMUM_LIMITS = ["101", "500", "1000"]  # limit=100 itself: list.limit.honoured
 
-NO_GRID = "no page of the list grid answered a list of Pet"  # a store never listed: not known empty or small
+NO_GRID = "no page of the list grid answered a JSON array"  # a store never listed: not known empty or small
+Query = tuple[str | None, int | None]
+LIMITED = [q for q in GRID if q[1] is not None]
+FILTERED = [q for q in GRID if q[0] is not None]
 
 
-def _page(grid: Grid, query: tuple[str | None, int | None], clause: str) -> store.Page:
-    page = grid.pages.get(query)
-    if page is None:
-        where = store.Page(query[0], query[1], ()).query()
-        raise undecided(clause, PRECONDITION, f"{where} did not answer a list of Pet", blocked_by="list.shape")
-    return page
+def _page(grid: Grid, judge: Judge, query: Query, clause: str, queries: list[Query]) -> store.Page | None:
+    """The page ``query`` answered as a JSON array, whatever its items (``Grid.arrays``: a page's length,
+    each item's status and id are there even where an item is no Pet).  None: nothing to judge on this
+    exchange (a refused query is list.limit.accepted's, a body that is no array list.shape's), ``clause``
+    decided on the other ``queries``; undecided, blocked by that clause, only where none of them is one."""
+    page = grid.arrays.get(query)
+    if page is not None:
+        return page
+    answer = grid.answers[query]
+    if isinstance(answer, Unanswered):
+        judge.unanswered(clause, answer.problem)
+        return None
+    if any(q in grid.arrays for q in queries):
+        judge.nothing_to_judge(clause)
+        return None
+    where = store.Page(query[0], query[1], ()).query()
+    blocker = "list.limit.accepted" if answer.status != 200 and query != (None, None) else "list.shape"
+    reason = f"{where} answered HTTP {answer.status} with no JSON array, as did every page this clause is judged on"
+    raise undecided(clause, PRECONDITION, reason, blocked_by=blocker)
 
 
 def _grid_params(clause: str) -> list[Any]:
@@ -51,6 +67,7 @@ def test_list_is_an_array_of_pets(grid: Grid, judge: Judge, query: tuple[str | N
     if answer.status != 200 and (query[1] is not None or query[0] is not None):
         with judge("list.limit.accepted"):  # a valid query refused: acceptance, not the list's shape
             expect.status(answer, 200)
+        judge.nothing_to_judge("list.shape")  # no list to judge here: the grid's other pages decide it
         return
     with judge("list.shape"):
         expect.pet_list(answer, grid.admitted)
@@ -68,9 +85,11 @@ def test_a_listed_animal_is_the_animal_read_alone(grid: Grid, judge: Judge) -> N
         if alone is None:
             continue  # not found, or no Pet: read.found's (the pipeline judges every read)
         with judge("list.item.same"):
-            for page in grid.pages.values():
-                for item in (item for item in page.pets if item.get("id") == pet_id):
-                    field = differs(alone, item)
+            for page in grid.arrays.values():
+                for item in (item for item in page.pets if item.get("id") == pet_id and store.pet_id(item["id"])):
+                    # Only the fields the item shows as a Pet's: one absent or invalid is list.shape's.
+                    shown = store.readable(item)
+                    field = differs({name: alone[name] for name in shown if name in alone}, shown)
                     if field is not None:
                         where = page.query()
                         raise Mismatch(
@@ -80,10 +99,16 @@ def test_a_listed_animal_is_the_animal_read_alone(grid: Grid, judge: Judge) -> N
                             Kind.SAME_ANIMAL.expectation(field),
                         )
         compared += 1
-    if not grid.pages:  # only what the run saw: a store never listed is not an empty one
+    if not grid.arrays:  # only what the run saw: a store never listed is not an empty one
         raise undecided("list.item.same", PRECONDITION, NO_GRID, blocked_by="list.shape")
+    if not compared and any(store.unnamed(page) for page in grid.arrays.values()) and not grid.samples:
+        reason = "no item of the grid's pages has an int64 id: none names an animal to read alone"
+        raise undecided("list.item.same", PRECONDITION, reason, blocked_by="list.shape")
+    if not compared and grid.samples:  # each read alone is read.found's (the pipeline judges every read)
+        reason = f"none of the {len(grid.samples)} animals the grid listed was found as a Pet by GET /pets/{{petId}}"
+        raise undecided("list.item.same", PRECONDITION, reason, blocked_by="read.found")
     if not compared:
-        raise undecided("list.item.same", EMPTY_STORE, "the grid listed no animal that a read by id found")
+        raise undecided("list.item.same", EMPTY_STORE, "the grid listed no animal with an id to read alone")
 
 
 def _read_alone(read: Row) -> dict[str, Any] | None:
@@ -105,7 +130,9 @@ def test_limit_bounds_are_accepted(grid: Grid, judge: Judge, limit: int) -> None
 @pytest.mark.clause("list.limit.honoured")
 @pytest.mark.parametrize("query", [q for q in _grid_params("x") if q.values[0][1] is not None])
 def test_never_more_than_limit(grid: Grid, judge: Judge, query: tuple[str | None, int]) -> None:
-    page = _page(grid, query, "list.limit.honoured")
+    page = _page(grid, judge, query, "list.limit.honoured", LIMITED)
+    if page is None:
+        return
     with judge("list.limit.honoured"):
         if page.size > query[1]:
             raise Mismatch(f"at most {query[1]} animals", f"{page.size} animals", grid.answers[query].exchange)
@@ -114,7 +141,9 @@ def test_never_more_than_limit(grid: Grid, judge: Judge, query: tuple[str | None
 @pytest.mark.clause("list.limit.fills")
 @pytest.mark.parametrize("query", [q for q in _grid_params("x") if q.values[0][1] is not None])
 def test_page_is_as_full_as_store_and_cap_allow(grid: Grid, judge: Judge, query: tuple[str | None, int]) -> None:
-    page = _page(grid, query, "list.limit.fills")
+    page = _page(grid, judge, query, "list.limit.fills", LIMITED)
+    if page is None:
+        return
     least = store.least_size(page, grid.known, grid.cap_seen)
     with judge("list.limit.fills"):
         if page.size < least:
@@ -137,7 +166,10 @@ def test_the_replacement_is_not_deprecated(grid: Grid, judge: Judge) -> None:
 @pytest.mark.clause("list.limit.default")
 @pytest.mark.parametrize("status", store.FILTERS, ids=lambda s: f"status={s}")
 def test_no_limit_answers_as_limit_20(grid: Grid, judge: Judge, status: str | None) -> None:
-    default, twenty = _page(grid, (status, None), "list.limit.default"), _page(grid, (status, 20), "list.limit.default")
+    pair = [(status, None), (status, 20)]
+    default, twenty = (_page(grid, judge, q, "list.limit.default", pair) for q in pair)
+    if default is None or twenty is None:
+        return
     answer = grid.answers[(status, None)]
     # min(20, n, C) for n matching animals and a page cap C: at least the animals known to match, so far
     # as the largest page seen and the default of 20 allow (a page of 5 on 15 known matches is short).
@@ -162,7 +194,9 @@ def test_no_limit_answers_as_limit_20(grid: Grid, judge: Judge, status: str | No
 @pytest.mark.clause("list.page.distinct")
 @pytest.mark.parametrize("query", _grid_params("x"))
 def test_page_never_repeats_an_animal(grid: Grid, judge: Judge, query: tuple[str | None, int | None]) -> None:
-    page = _page(grid, query, "list.page.distinct")
+    page = _page(grid, judge, query, "list.page.distinct", GRID)
+    if page is None:
+        return
     with judge("list.page.distinct"):
         repeated = store.duplicates(page)
         if repeated:
@@ -172,7 +206,13 @@ def test_page_never_repeats_an_animal(grid: Grid, judge: Judge, query: tuple[str
 @pytest.mark.clause("list.status.filter")
 @pytest.mark.parametrize("query", [q for q in _grid_params("x") if q.values[0][0] is not None])
 def test_status_filter_returns_only_that_status(grid: Grid, judge: Judge, query: tuple[str, int | None]) -> None:
-    page = _page(grid, query, "list.status.filter")
+    page = _page(grid, judge, query, "list.status.filter", FILTERED)
+    if page is None:
+        return
+    if page.size and not any(map(store.shows_status, page.pets)):
+        # No item shows a status to compare (none is a JSON object with a PetStatus or none): list.shape's.
+        _no_status_shown(grid, judge)
+        return
     with judge("list.status.filter"):
         wrong = store.wrong_status(page)
         if wrong:
@@ -183,20 +223,23 @@ def test_status_filter_returns_only_that_status(grid: Grid, judge: Judge, query:
             )
 
 
+def _no_status_shown(grid: Grid, judge: Judge) -> None:
+    """Nothing to judge on a page none of whose items shows a status; undecided where no status page does."""
+    if any(store.shows_status(pet) for q in FILTERED if (page := grid.arrays.get(q)) for pet in page.pets):
+        judge.nothing_to_judge("list.status.filter")
+        return
+    reason = "no item of a status page is a JSON object whose status is a PetStatus or absent: no status to compare"
+    raise undecided("list.status.filter", PRECONDITION, reason, blocked_by="list.shape")
+
+
 def _own_look(seeded: Seeded, grid: Grid, status: str) -> tuple[store.Page, Answer, set[Any]] | None:
     """The status page set-up asked for right after its first own animal of each status (``looks.own_look``,
     a store seen whole), and the animals of that status known to exist then."""
     answer = answers_from_data(seeded.own_look.get("pages", {})).get(f"{status}|100")
-    if not isinstance(answer, Answer):
-        return None
-    try:
-        pets = expect.pet_list(answer, grid.admitted)
-    except Mismatch:
+    page = looks.listed(answer, status, 100) if isinstance(answer, Answer) else None
+    if page is None:
         return None  # list.shape judges the grid's pages
-    known = store.Knowledge()
-    for pet in seeded.own_look["known"]:
-        known.add(pet)
-    return store.Page(status, 100, tuple(pets)), answer, known.by_status[status]
+    return page, answer, store.Knowledge.of(seeded.own_look["known"]).by_status[status]
 
 
 @pytest.mark.clause("list.status.found")
@@ -205,12 +248,14 @@ def test_status_page_is_exactly_the_matching_animals(grid: Grid, judge: Judge, s
     """Each status page of limit=100 the suite read while it knew which animals of that status exist: right
     after its first own animal of each status (a store seen whole) and in the grid.  A page seen whole
     (``store.seen_whole``: shorter than a page the run saw, or empty) lists every one of them."""
-    page = _page(grid, (status, 100), "list.status.found")
-    looks = [(page, grid.answers[(status, 100)], grid.known.by_status[status])]
-    looks = [own, *looks] if (own := _own_look(seeded, grid, status)) is not None else looks
+    page = _page(grid, judge, (status, 100), "list.status.found", [(s, 100) for s in store.STATUSES])
+    if page is None:
+        return
+    seen = [(page, grid.answers[(status, 100)], grid.known.by_status[status])]
+    seen = [own, *seen] if (own := _own_look(seeded, grid, status)) is not None else seen
     if grid.cap_seen == 0:
         raise undecided("list.status.found", EMPTY_STORE, "the store lists no animal at all")
-    whole = [(shown, answer, known) for shown, answer, known in looks if store.seen_whole(shown, grid.cap_seen)]
+    whole = [(shown, answer, known) for shown, answer, known in seen if store.seen_whole(shown, grid.cap_seen)]
     if not whole:
         raise undecided(
             "list.status.found",
@@ -219,17 +264,23 @@ def test_status_page_is_exactly_the_matching_animals(grid: Grid, judge: Judge, s
         )
     if not any(known for _, _, known in whole):
         raise undecided("list.status.found", EMPTY_STORE, f"the suite knows of no {status} animal to look for")
+    hidden = []  # (missing, items that name no animal) of each look that cannot tell which animals it lists
     for shown, answer, known in whole:
-        if not known:
-            continue
+        missing = sorted(known - {pet_id for pet_id in shown.ids if store.pet_id(pet_id)}, key=str)
+        if not known or (missing and len(missing) <= store.unnamed(shown)):
+            hidden += [(shown.query(), len(missing), store.unnamed(shown))] * bool(known)
+            continue  # each missing animal may be an item whose id names none: list.shape's
         with judge("list.status.found"):
-            missing = sorted(known - set(shown.ids), key=str)
             if missing:
                 raise Mismatch(
                     f"every {status} animal listed (the page of {shown.size} lists every match)",
                     f"{len(missing)} missing, e.g. id {missing[0]!r}",
                     answer.exchange,
                 )
+    if hidden and "list.status.found" not in judge.examined:
+        where, missing, unnamed = hidden[0]
+        reason = f"{where} misses {missing} known animals and lists {unnamed} items whose id names no animal"
+        raise undecided("list.status.found", PRECONDITION, reason, blocked_by="list.shape")
 
 
 @sent_ahead("odd_queries")
@@ -248,19 +299,35 @@ def odd_queries(run: Run, seeded: Seeded) -> dict[str, Row]:
 
 @pytest.mark.clause("list.limit.maximum")
 @pytest.mark.parametrize("limit", MAXIMUM_LIMITS)
-def test_never_more_than_100(odd_queries: dict[str, Row], grid: Grid, judge: Judge, limit: str) -> None:
-    if not grid.pages:  # only what the run saw: a store never listed is not a small one
+def test_never_more_than_100(odd_queries: dict[str, Row], grid: Grid, seeded: Seeded, judge: Judge, limit: str) -> None:
+    if not grid.arrays:  # only what the run saw: a store never listed is not a small one
         raise undecided("list.limit.maximum", PRECONDITION, NO_GRID, blocked_by="list.shape")
-    if grid.known.count(None) <= 100 and grid.cap_seen <= 100:
-        reason = "the store holds 100 animals or fewer: no page can exceed 100"
+    if grid.known.count(None) <= 100 and grid.cap_seen <= 100 and seeded.repeated:
+        reason = (
+            f"{len(seeded.repeated)} ids were handed out twice: the suite knows of {grid.known.count(None)} distinct "
+            "animals, and more than 100 are needed for a page that could exceed 100"
+        )
+        raise undecided("list.limit.maximum", PRECONDITION, reason, blocked_by="create.id")
+    # The animals known to exist: those set-up knows of, or as many as the grid's pages show (the larger).
+    if max(grid.known.count(None), store.distinct_ids([*grid.arrays.values()])) <= 100 and grid.cap_seen <= 100:
+        reason = "the suite knows of 100 animals or fewer, and no page showed more: no page can exceed 100"
         raise undecided("list.limit.maximum", EMPTY_STORE, reason)
     answer = odd_queries[f"max-{limit}"]
     with judge("list.limit.maximum"):
         if answer.status != 200:
             return  # rejecting a limit above the maximum honours it (list.limit.invalid judges how)
-        items = _listed(answer, "list.limit.maximum", grid.admitted)
-        if len(items) > 100:
-            raise Mismatch("at most 100 animals", f"{len(items)} animals", answer.exchange)
+        size = _length(answer, "list.limit.maximum")
+        if size > 100:
+            raise Mismatch("at most 100 animals", f"{size} animals", answer.exchange)
+
+
+def _length(answer: Answer, clause: str) -> int:
+    """The length of a 200's JSON array, whatever its items (a page's length needs no Pet in each); a body
+    that is no array leaves ``clause`` to list.shape."""
+    page = looks.listed(answer, None, None)
+    if page is None:
+        raise undecided(clause, PRECONDITION, "the answer is no JSON array", blocked_by="list.shape")
+    return page.size
 
 
 def _listed(answer: Answer, clause: str, admitted: tuple[int, ...] = ()) -> list[dict[str, Any]]:
@@ -278,9 +345,9 @@ def _rejected_or_bounded(judge: Judge, clause: str, answer: Answer) -> None:
         if answer.status in REJECTIONS:
             return
         expect.status(answer, 200, *REJECTIONS)
-        items = _listed(answer, clause)
-        if len(items) > 100:
-            raise Mismatch("a 4xx Error or at most 100 animals", f"{len(items)} animals", answer.exchange)
+        size = _length(answer, clause)
+        if size > 100:
+            raise Mismatch("a 4xx Error or at most 100 animals", f"{size} animals", answer.exchange)
     if answer.status in REJECTIONS:
         with judge("errors.body"):
             expect.error_body(answer)

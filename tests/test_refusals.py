@@ -69,9 +69,8 @@ def _shown(answer: Row | None, status: str | None) -> tuple[store.Page, Answer] 
         items = expect.parse_json(answer)
     except Mismatch:
         return None
-    if not isinstance(items, list):
-        return None
-    return store.Page(status, 100, tuple(item for item in items if isinstance(item, dict))), answer
+    page = store.listed(items, status, 100)
+    return (page, answer) if page is not None else None
 
 
 def _set_up_looks(seeded: Seeded) -> tuple[tuple[store.Page, Answer] | None, list[tuple[store.Page, Answer]]]:

@@ -17,10 +17,12 @@ Everything below is a pure function of the pages; the tests send the requests.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from petstore_contract.interface.document import LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, STATUSES
+from petstore_contract.interface.document import INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, STATUSES
+from petstore_contract.interface.spec import load_spec, validator
 
 LIMITS = (None, LIMIT_MIN, 2, 5, LIMIT_DEFAULT, LIMIT_MAX)  # None: no limit parameter (the default, 20)
 FILTERS = (None, *STATUSES)  # None: no status parameter
@@ -29,15 +31,18 @@ FULL_STORE = LIMIT_MAX + 1  # one more than the largest page, so that "never mor
 
 @dataclass(frozen=True)
 class Page:
-    """One answered GET /pets: the query and the animals it listed (already shape-checked)."""
+    """One answered GET /pets: the query and the animals it listed, as JSON objects (shape-checked where
+    made by ``expect.pet_list``; ``listed`` keeps every item of any JSON array, each clause reading only
+    the part of an item it needs)."""
 
     status: str | None
     limit: int | None
     pets: tuple[dict[str, Any], ...]
+    others: int = 0  # items that are no JSON object (list.shape's): counted in the page's length, never read
 
     @property
     def size(self) -> int:
-        return len(self.pets)
+        return len(self.pets) + self.others
 
     @property
     def ids(self) -> list[Any]:
@@ -57,6 +62,13 @@ class Knowledge:
     by_status: dict[str, set[Any]] = field(default_factory=lambda: {s: set() for s in STATUSES})
     without_status: set[Any] = field(default_factory=set)
 
+    @classmethod
+    def of(cls, pets: list[dict[str, Any]]) -> Knowledge:
+        known = cls()
+        for pet in pets:
+            known.add(pet)
+        return known
+
     def add(self, pet: dict[str, Any]) -> None:
         """The latest word on an animal wins: an id seen again leaves the status it had before."""
         status = pet.get("status")
@@ -71,6 +83,40 @@ class Knowledge:
         if status is None:
             return sum(len(ids) for ids in self.by_status.values()) + len(self.without_status)
         return len(self.by_status.get(status, ()))
+
+
+def listed(body: Any, status: str | None, limit: int | None) -> Page | None:
+    """The page a body lists when it is a JSON array, whatever its items (None otherwise): a page's length
+    needs an array, a filter each item's ``status``, "distinct" each item's ``id`` (§4.1; list.shape judges
+    the items)."""
+    if not isinstance(body, list):
+        return None
+    objects = tuple(item for item in body if isinstance(item, dict))
+    return Page(status, limit, objects, len(body) - len(objects))
+
+
+def pet_id(value: Any) -> bool:
+    """A value that names an animal (§2: id, integer, format int64)."""
+    return type(value) is int and INT64_MIN <= value <= INT64_MAX
+
+
+def unnamed(page: Page) -> int:
+    """The page's items whose id names no animal (absent, or no int64; list.shape's): any of them may be
+    any animal."""
+    return page.others + sum(not pet_id(pet.get("id")) for pet in page.pets)
+
+
+def unreadable(pet: dict[str, Any]) -> set[str]:
+    """The fields of a listed item that are list.shape's: present with a value the Pet schema refuses, or
+    required and absent.  Each field is read on its own, so the item's other fields can still be compared."""
+    wrong = {str(error.absolute_path[0]) for error in validator("Pet").iter_errors(pet) if error.absolute_path}
+    return wrong | {name for name in load_spec()["components"]["schemas"]["Pet"]["required"] if name not in pet}
+
+
+def readable(pet: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a listed item that are not list.shape's (``unreadable``)."""
+    wrong = unreadable(pet)
+    return {name: value for name, value in pet.items() if name not in wrong}
 
 
 def largest_page(pages: list[Page]) -> int:
@@ -101,19 +147,36 @@ def seen_whole(page: Page, cap_seen: int) -> bool:
 
 
 def duplicates(page: Page) -> list[Any]:
-    seen: set[Any] = set()
+    """The ids a page lists more than once, compared as JSON values (``1``, ``1.0``, ``"1"`` and ``true``
+    are four), whatever their type; an item without an id repeats none."""
+    seen: set[str] = set()
     repeated = []
-    for pet_id in page.ids:
-        if pet_id in seen:
-            repeated.append(pet_id)
-        seen.add(pet_id)
+    for pet in page.pets:
+        if "id" not in pet:
+            continue
+        key = json.dumps(pet["id"], sort_keys=True)
+        if key in seen:
+            repeated.append(pet["id"])
+        seen.add(key)
     return repeated
+
+
+def distinct_ids(pages: list[Page]) -> int:
+    """How many animals the pages show at least: their distinct ids, as JSON values (an animal listed exists,
+    and none is ever removed, §4)."""
+    return len({json.dumps(pet["id"], sort_keys=True) for page in pages for pet in page.pets if "id" in pet})
+
+
+def shows_status(pet: dict[str, Any]) -> bool:
+    """An item whose status can be read: a PetStatus, or none (optional in Pet: then it has none of the
+    filter's); another value is list.shape's."""
+    return "status" not in pet or pet["status"] in STATUSES
 
 
 def wrong_status(page: Page) -> list[dict[str, Any]]:
     if page.status is None:
         return []
-    return [pet for pet in page.pets if pet.get("status") != page.status]
+    return [pet for pet in page.pets if shows_status(pet) and pet.get("status") != page.status]
 
 
 def fillers_needed(first_page: Page, own: int) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from petstore_contract.core.records import Mismatch
 from petstore_contract.interface.document import STATUSES
 from petstore_contract.judging import expect, store
 from petstore_contract.run import writeplan
@@ -25,6 +26,16 @@ AFTER_REFUSALS = "None|100"  # the key of the unfiltered page asked for right af
 
 def grid_key(query: tuple[str | None, int | None]) -> str:
     return f"{query[0]}|{query[1]}"
+
+
+def listed(answer: Row, status: str | None, limit: int | None) -> store.Page | None:
+    """The page a row answered as any 200 JSON array, whatever its items (``store.listed``), or None."""
+    if isinstance(answer, Unanswered) or answer.status != 200:
+        return None
+    try:
+        return store.listed(expect.parse_json(answer), status, limit)
+    except Mismatch:
+        return None
 
 
 def list_request(status: str | None, limit: int | None) -> Request:

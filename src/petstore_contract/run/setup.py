@@ -292,6 +292,7 @@ class Grid:
     samples: dict[int, Row] = field(default_factory=dict)  # id -> GET /pets/{id}, for ids the grid listed
     own_reads: dict[str, Row] = field(default_factory=dict)  # str(id) -> GET /pets/{id} of ``_read_back``
     admitted: tuple[int, ...] = ()  # ``Seeded.admitted``: shown on pages, not judged for their shape
+    arrays: dict[tuple[str | None, int | None], store.Page] = field(default_factory=dict)  # ``looks.listed``
 
 
 def _sample_ids(answers: dict[str, Row]) -> list[int]:
@@ -314,8 +315,7 @@ def _sample_ids(answers: dict[str, Row]) -> list[int]:
 
 def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     def ask() -> dict[str, Row]:
-        # Unfiltered pages first, then the status pages: an animal an unfiltered page shows exists
-        # before any status page is asked for.
+        # Unfiltered pages first: an animal an unfiltered page shows exists before any status page is asked.
         unfiltered = {grid_key(q): list_request(*q) for q in GRID if q[0] is None}
         filtered = {grid_key(q): list_request(*q) for q in GRID if q[0] is not None}
         pages = send_table(api, unfiltered) | send_table(api, filtered)
@@ -327,17 +327,16 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     shared = run.once_answers("grid", ask)
     answers = {q: shared[grid_key(q)] for q in GRID}
     pages = {q: page for q, answer in answers.items() if (page := _page(answer, *q, seeded.admitted)) is not None}
-    known = store.Knowledge()
-    for pet in [*seeded.before, *seeded.beside_plan]:
-        known.add(pet)
+    known = store.Knowledge.of([*seeded.before, *seeded.beside_plan])
     for pet_id, body in seeded.sent.items():
         # An id handed out twice exists, with the status of whichever request the service took last.
         status = None if pet_id in seeded.repeated else body.get("status")
         known.add({"id": int(pet_id), "status": status})
     samples = {int(key.removeprefix(SAMPLE)): row for key, row in shared.items() if key.startswith(SAMPLE)}
     own = {key.removeprefix(OWN_READ): row for key, row in shared.items() if key.startswith(OWN_READ)}
-    largest = store.largest_page(list(pages.values()))
-    return Grid(answers, pages, known, largest, samples, own, tuple(seeded.admitted))
+    arrays = {q: page for q, answer in answers.items() if (page := looks.listed(answer, *q)) is not None}
+    largest = store.largest_page([*arrays.values()])  # C >= any array's length, whatever its items
+    return Grid(answers, pages, known, largest, samples, own, tuple(seeded.admitted), arrays)
 
 
 def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> list[dict[str, Any]]:
