@@ -88,3 +88,40 @@ def test_a_fault_that_breaks_one_sentence_leaves_every_other_clause_decided() ->
     left = {s.name: [u.clause for u in unexplained(s.name, run)] for s, run in runs.items()}
     assert not {name: clauses for name, clauses in left.items() if clauses}
     assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}
+
+
+# A refused credential answered otherwise than the document says: the credential's clause holds the finding and
+# every other clause is judged where the answers have what it reads (docs/judging-rules.md, "One fault, one
+# clause"): a 403's Error body, a key elsewhere answered as no credential at all, a refusal cut short.
+REFUSED_CREDENTIAL_TIER_1 = ("auth_missing_403", "http_refusal_cut_short")
+REFUSED_CREDENTIAL = (
+    "auth_403",
+    "auth_415_before_key",
+    "auth_accepts_basic",
+    "auth_any_key",
+    "auth_create_validates_first",
+    "auth_key_prefix",
+    "auth_list_validates_first",
+    "auth_open_create",
+    "auth_open_list",
+    "auth_open_orders",
+    "auth_open_read",
+    "auth_orders_rejects_valid_key",
+    "read_unknown_400",
+)
+
+
+@pytest.mark.parametrize("name", REFUSED_CREDENTIAL_TIER_1)
+def test_a_refused_credential_answered_otherwise_leaves_every_other_clause_decided(name: str) -> None:
+    run = run_scenario(Scenario("fault", name), QUICK, _hosted)
+    assert caught(Scenario("fault", name), run), (run.verdict, sorted(run.violated()))
+    left = {u.clause: u.reason for u in unexplained(name, run)}
+    assert not left, f"undecided beside the violated clauses: {left}"
+
+
+@pytest.mark.tier_2
+def test_every_refused_credential_fault_leaves_every_other_clause_decided() -> None:
+    runs = run_catalog([Scenario("fault", name) for name in REFUSED_CREDENTIAL], parallel=2)
+    left = {s.name: [u.clause for u in unexplained(s.name, run)] for s, run in runs.items()}
+    assert not {name: clauses for name, clauses in left.items() if clauses}
+    assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}
