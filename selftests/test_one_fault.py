@@ -4,8 +4,10 @@ judged (docs/judging-rules.md, "One fault, one clause").
 Set-up takes what the answers show where the document leaves no doubt: a create answered 200 with a Pet and
 its id made that animal (``expect.created_animal``), so the answer's status is create.created's violation
 and every clause that needs the suite's animals is judged on them.  Tier 1 runs the catalog's 200-for-201
-fault; tier 2 runs the single-sentence faults ``SINGLE_SENTENCE`` (a create's status, a missing or wrong
-header, a wrong Content-Type) and holds each to ``devtools.undecided.EXCEPTIONS``.
+fault and two faults of a refused credential answered otherwise (``REFUSED_CREDENTIAL_TIER_1``); tier 2 runs
+the single-sentence faults ``SINGLE_SENTENCE`` (a create's status, a missing or wrong header, a wrong
+Content-Type) and the other refused-credential faults ``REFUSED_CREDENTIAL``, and holds each to
+``devtools.undecided.EXCEPTIONS``.
 """
 
 from __future__ import annotations
