@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import pytest
 
@@ -193,7 +193,7 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
     answer = refused[row_id]
     if clause != "auth.missing":
         judge.nothing_to_judge("auth.challenge.quiet")  # its rule is about requests without credentials
-    if isinstance(answer, Unanswered) and cut_short(answer.problem) is not None and not _as_bare(refused, row_id):
+    if _cut(answer) and not _as_bare(refused, row_id):
         # An answer that never completed (RFC 9112 §6.3) is the credential clause's finding; with no whole
         # answer there is no challenge or Error body to read: those are the other rows' to decide.
         with judge(clause):
@@ -205,12 +205,11 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
         # its own row), and this key elsewhere got that same answer: the server read no credential in it, so
         # whether it would take the key there is nothing this row can show; auth.invalid is decided on the
         # rows whose operation refuses a request without credentials with 401.
-        judge.nothing_to_judge(clause)
-        _nothing_else(judge, "auth.challenge", "auth.challenge.quiet")
-        if not isinstance(answer, Unanswered):
-            judge.error_body(answer)
+        _nothing_else(judge, clause, "auth.challenge", "auth.challenge.quiet")
+        if _cut(answer):
+            judge.nothing_to_judge("errors.body")  # no whole answer to read
         else:
-            judge.nothing_to_judge("errors.body")
+            judge.error_body(answer)
         return
     placed = classify(answer.exchange.method, answer.exchange.url, dict(answer.exchange.request_headers))
     if not placed.credential_first and answer.status != 401 and placed.fits(answer.status):
@@ -252,7 +251,7 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
                 )
 
 
-def _cut(row: Row) -> bool:
+def _cut(row: Row) -> TypeGuard[Unanswered]:
     """A row whose answer started and never completed (``expect.cut_short``)."""
     return isinstance(row, Unanswered) and cut_short(row.problem) is not None
 
