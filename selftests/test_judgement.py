@@ -378,3 +378,37 @@ def test_an_answer_cut_short_violates_the_clause_it_was_asked_for(kind: str, out
         (finding,) = record.findings
         assert finding.observed.startswith("HTTP 401 that never completed: the answer ended before its framing")
         assert "RFC 9112 §6.3" in finding.expected and finding.exchange is not None
+
+
+# -- an Error body is judged where an answer has one (one fault, one clause) ----------------------------
+
+
+class _Answered:
+    """What ``Judge.error_body`` reads of an answer."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        self.status, self.body = status, json.dumps(body).encode()
+        self.exchange = Exchange("GET", "http://127.0.0.1:1/v1/pets", status=status)
+        self.headers: dict[str, str] = {"content-type": "application/json"}
+
+
+ERROR = {"code": "forbidden", "message": "no", "status": 403}
+
+
+@pytest.mark.parametrize(
+    ("answers", "outcome"),
+    [
+        ([(403, ERROR)], CONFORMS),  # a refusal with another status than 401 still carries §7's Error body
+        ([(403, {"message": "no"})], VIOLATED),
+        ([(200, [])], "not_selected"),  # a 2xx carries none: nothing to judge, left to the answers that have one
+        ([(200, []), (403, ERROR)], CONFORMS),  # judged on a later answer after all: it conforms
+        ([(200, []), (403, {})], VIOLATED),
+    ],
+)
+def test_an_error_body_is_judged_on_the_answers_that_have_one(answers: list[tuple[int, Any]], outcome: str) -> None:
+    judge = Judge()
+    for status, body in answers:
+        judge.error_body(_Answered(status, body))
+    assert judge.outcomes == {"errors.body": outcome}
+    judged = _ended_on(("errors.body",), dict(judge.examined), nothing=("errors.body",) * (outcome == "not_selected"))
+    assert judged["errors.body"] != "undecided"  # a violation elsewhere leaves it decided or to the others

@@ -2,10 +2,13 @@
 judged (docs/judging-rules.md, "One fault, one clause").
 
 Set-up takes what the answers show where the document leaves no doubt: a create answered 200 with a Pet and
-its id made that animal (``expect.created_animal``), so the answer's status is create.created's violation
-and every clause that needs the suite's animals is judged on them.  Tier 1 runs the catalog's 200-for-201
-fault; tier 2 runs the single-sentence faults ``SINGLE_SENTENCE`` (a create's status, a missing or wrong
-header, a wrong Content-Type) and holds each to ``devtools.undecided.EXCEPTIONS``.
+its id made that animal (``spec.animal_made``), so the answer's status is create.created's violation and
+every clause that needs the suite's animals is judged on them.  Tier 1 runs the catalog's 200-for-201 fault
+and, for each principle, two faults it fixes: a targeted test's finding beside clauses with nothing to judge
+(``BESIDE_A_TARGETED_TEST``), a list clause reading only the part of a page it needs (``LIST_FAULTS``), a
+refused credential answered otherwise (``REFUSED_CREDENTIAL_TIER_1``); tier 2 runs the rest of each group
+(``SINGLE_SENTENCE``, ``BESIDE_MORE``, ``LIST_FAULTS_TIER_2``, ``REFUSED_CREDENTIAL``) and holds each to
+``devtools.undecided.EXCEPTIONS``.
 """
 
 from __future__ import annotations
@@ -95,7 +98,8 @@ def test_every_exception_names_a_fault_and_is_documented() -> None:
     for fault, clause in EXCEPTIONS:
         assert fault in FAULTS, fault
         assert f"`{fault}`" in rules and f"`{clause}`" in rules, (fault, clause)
-    assert {*SINGLE_SENTENCE, *BESIDE_A_TARGETED_TEST, *BESIDE_MORE, *LIST_FAULTS, *LIST_FAULTS_TIER_2} <= set(FAULTS)
+    groups = (SINGLE_SENTENCE, BESIDE_A_TARGETED_TEST, BESIDE_MORE, LIST_FAULTS, LIST_FAULTS_TIER_2)
+    assert {name for group in (*groups, REFUSED_CREDENTIAL_TIER_1, REFUSED_CREDENTIAL) for name in group} <= set(FAULTS)
 
 
 @pytest.mark.tier_2
@@ -150,5 +154,42 @@ def test_a_list_fault_leaves_only_its_exceptions_undecided() -> None:
     left = {
         s.name: [u.clause for u in unexplained(s.name, run) if u.clause.startswith("list.")] for s, run in runs.items()
     }
+    assert not {name: clauses for name, clauses in left.items() if clauses}
+    assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}
+
+
+# A refused credential answered otherwise than the document says: the credential's clause holds the finding and
+# every other clause is judged where the answers have what it reads (docs/judging-rules.md, "One fault, one
+# clause"): a 403's Error body, a key elsewhere answered as no credential at all, a refusal cut short.
+REFUSED_CREDENTIAL_TIER_1 = ("auth_missing_403", "http_refusal_cut_short")
+REFUSED_CREDENTIAL = (
+    "auth_403",
+    "auth_415_before_key",
+    "auth_accepts_basic",
+    "auth_any_key",
+    "auth_create_validates_first",
+    "auth_key_prefix",
+    "auth_list_validates_first",
+    "auth_open_create",
+    "auth_open_list",
+    "auth_open_orders",
+    "auth_open_read",
+    "auth_orders_rejects_valid_key",
+    "read_unknown_400",
+)
+
+
+@pytest.mark.parametrize("name", REFUSED_CREDENTIAL_TIER_1)
+def test_a_refused_credential_answered_otherwise_leaves_every_other_clause_decided(name: str) -> None:
+    run = run_scenario(Scenario("fault", name), QUICK, _hosted)
+    assert caught(Scenario("fault", name), run), (run.verdict, sorted(run.violated()))
+    left = {u.clause: u.reason for u in unexplained(name, run)}
+    assert not left, f"undecided beside the violated clauses: {left}"
+
+
+@pytest.mark.tier_2
+def test_every_refused_credential_fault_leaves_every_other_clause_decided() -> None:
+    runs = run_catalog([Scenario("fault", name) for name in REFUSED_CREDENTIAL], parallel=2)
+    left = {s.name: [u.clause for u in unexplained(s.name, run)] for s, run in runs.items()}
     assert not {name: clauses for name, clauses in left.items() if clauses}
     assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}

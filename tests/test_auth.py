@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import pytest
 
 from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
 from petstore_contract.interface.silence import classify
 from petstore_contract.judging import expect, headers
-from petstore_contract.judging.expect import Judge
+from petstore_contract.judging.expect import Judge, cut_short
 from petstore_contract.run import Run, ahead
 from petstore_contract.run.ahead import sent_ahead
-from petstore_contract.run.api import UNSET, Api, Request, Row, attempt, send_table
+from petstore_contract.run.api import UNSET, Api, Request, Row, Unanswered, attempt, send_table
 from petstore_contract.run.selection import OWN
 from petstore_contract.run.setup import Seeded
 from petstore_contract.transport import Answer
@@ -193,11 +193,24 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
     answer = refused[row_id]
     if clause != "auth.missing":
         judge.nothing_to_judge("auth.challenge.quiet")  # its rule is about requests without credentials
-    bare = _missing_row(row_id)
-    if bare is not None and bare in refused and refused[bare].status != 401:
-        # A server that serves requests without Authorization serves these too: auth.missing says why.
-        reason = f"{bare} itself was not refused (HTTP {refused[bare].status})"
-        raise undecided(clause, PRECONDITION, reason, blocked_by="auth.missing")
+    if _cut(answer) and not _as_bare(refused, row_id):
+        # An answer that never completed (RFC 9112 §6.3) is the credential clause's finding; with no whole
+        # answer there is no challenge or Error body to read: those are the other rows' to decide.
+        with judge(clause):
+            raise answer.problem
+        _nothing_else(judge, "auth.challenge", "auth.challenge.quiet", "errors.body")
+        return
+    if _as_bare(refused, row_id):
+        # The operation answers a request without credentials otherwise than 401 (auth.missing's finding on
+        # its own row), and this key elsewhere got that same answer: the server read no credential in it, so
+        # whether it would take the key there is nothing this row can show; auth.invalid is decided on the
+        # rows whose operation refuses a request without credentials with 401.
+        _nothing_else(judge, clause, "auth.challenge", "auth.challenge.quiet")
+        if _cut(answer):
+            judge.nothing_to_judge("errors.body")  # no whole answer to read
+        else:
+            judge.error_body(answer)
+        return
     placed = classify(answer.exchange.method, answer.exchange.url, dict(answer.exchange.request_headers))
     if not placed.credential_first and answer.status != 401 and placed.fits(answer.status):
         # A path that names nothing the document describes (``/pets/abc``): a router may answer it before
@@ -210,11 +223,10 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
     with judge(clause):
         expect.status(answer, 401)
     if answer.status != 401:
-        # No 401 (the credential clause's finding), so no challenge to read; an answer that is no refusal
-        # carries no Error body to judge: those clauses are the other rows' to decide.
-        _nothing_else(
-            judge, "auth.challenge", "auth.challenge.quiet", *(("errors.body",) if answer.status < 400 else ())
-        )
+        # No 401 (the credential clause's finding), so no challenge to read; a refusal with another status
+        # (a 400, a 403) still carries §7's Error body, an answer that is no refusal carries none.
+        _nothing_else(judge, "auth.challenge", "auth.challenge.quiet")
+        judge.error_body(answer)
         return
     with judge("auth.challenge"):
         expect.bearer_challenge(answer)
@@ -237,6 +249,24 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
                 raise Mismatch(
                     "no error= parameter without credentials", f"WWW-Authenticate: {challenge}", answer.exchange
                 )
+
+
+def _cut(row: Row) -> TypeGuard[Unanswered]:
+    """A row whose answer started and never completed (``expect.cut_short``)."""
+    return isinstance(row, Unanswered) and cut_short(row.problem) is not None
+
+
+def _as_bare(refused: dict[str, Row], row_id: str) -> bool:
+    """A key-elsewhere row answered as its operation's request without credentials was, where that one got
+    no 401 (a 2xx, a 403, an answer cut short): the same status, or both cut short.  A row unanswered for
+    another reason raises its problem: nothing is decided on it."""
+    bare = _missing_row(row_id)
+    if bare is None or bare not in refused:
+        return False
+    without, row = refused[bare], refused[row_id]
+    if _cut(without) or _cut(row):
+        return _cut(without) and _cut(row)
+    return without.status != 401 and row.status == without.status
 
 
 def _nothing_else(judge: Judge, *clauses: str) -> None:
@@ -275,9 +305,19 @@ def test_valid_key_is_accepted(accepted: dict[str, Row], judge: Judge, operation
         expect.key_accepted(answer)
 
 
+# The operations the scheme's case is tried on, in order: the first whose valid key in its documented form
+# was accepted judges it (a service that refuses the key on one operation, auth.accepted's finding, still
+# has its scheme's case judged on the other).
+SCHEME_OPERATIONS = {"listOrders": "/store/orders", "listPets": "/pets"}
+
+
 @sent_ahead("schemes")
 def _schemes(run: Run, seeded: Seeded) -> dict[str, Row]:
-    table = {s: Request("GET", "/store/orders", authorization=f"{s} {{key}}") for s in SCHEMES}
+    table = {
+        f"{op}-{s}": Request("GET", path, authorization=f"{s} {{key}}")
+        for op, path in SCHEME_OPERATIONS.items()
+        for s in SCHEMES
+    }
     return run.once_answers("schemes", lambda: send_table(run.api, table))
 
 
@@ -291,9 +331,11 @@ def schemes(run: Run, seeded: Seeded) -> dict[str, Row]:
 def test_scheme_name_is_case_insensitive(
     schemes: dict[str, Row], accepted: dict[str, Row], judge: Judge, scheme: str
 ) -> None:
-    if accepted["listOrders"].status in (401, 403):
-        reason = "GET /store/orders refused the valid key in its documented form"
+    operation = next((op for op in SCHEME_OPERATIONS if accepted[op].status not in (401, 403)), None)
+    if operation is None:
+        paths = " and ".join(f"GET {path}" for path in SCHEME_OPERATIONS.values())
+        reason = f"{paths} refused the valid key in its documented form"
         raise undecided("auth.scheme-case", PRECONDITION, reason, blocked_by="auth.accepted")
-    answer = schemes[scheme]
+    answer = schemes[f"{operation}-{scheme}"]
     with judge("auth.scheme-case"):
         expect.key_accepted(answer, f"the key accepted under the scheme {scheme!r}")

@@ -285,8 +285,20 @@ class Judge:
         except TargetProblem as exc:  # one row of a table unanswered: that row alone is undecided
             self.unanswered(clause, exc)
         else:
-            self.outcomes.setdefault(clause, CONFORMS)
+            if self.outcomes.get(clause, NOT_SELECTED) == NOT_SELECTED:  # judged here after all: it conforms
+                self.outcomes[clause] = CONFORMS
             self.count(clause)
+
+    def error_body(self, answer: Answer) -> None:
+        """§7 "All error responses use the Error body": an error answer (4xx, 5xx) is judged on errors.body;
+        a 2xx or 3xx carries none, so this exchange has nothing to judge for it (``nothing_to_judge``: the
+        clause is decided on the answers that have one, and a violation of another clause does not leave it
+        undecided)."""
+        if answer.status >= 400:
+            with self("errors.body"):
+                error_body(answer)
+        else:
+            self.nothing_to_judge("errors.body")
 
     def count(self, clause: str, exchanges: int = 1) -> None:
         """``exchanges`` more judgements of ``clause`` (a check that judges outside a ``with judge`` block)."""

@@ -19,9 +19,13 @@ from petstore_contract.core.records import Exchange, Finding, Violation
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import custom_checks, generated
+from petstore_contract.judging.expect import cut_short
 from petstore_contract.run.api import VALID, Api
 from petstore_contract.run.background import Background
-from petstore_contract.transport import Batch, RunGuard, Transport, throttling
+from petstore_contract.transport import Batch, RunGuard, TargetProblem, Transport, throttling
+
+# A generated case's answer that never completed (RFC 9112 §6.3) is no documented answer of its operation (§4).
+CUT_CLAUSE = "responses.documented"
 
 
 class GeneratedCases:
@@ -156,6 +160,13 @@ class GeneratedCases:
             self.judge_response(case, case.call(**self.call_kwargs()))
         except Violation as violation:
             return list(violation.findings)
+        except TargetProblem as problem:
+            cut = cut_short(problem)
+            if cut is None:
+                raise  # no answer at all: the test's clauses are undecided (the target could not be asked)
+            # An answer that started and never completed is the case's finding, on its answer's clause; the
+            # test's other cases are judged all the same (one fault, one clause).
+            return [cut.finding(CUT_CLAUSE)]
         return []
 
     def take_examined(self) -> dict[str, int]:
