@@ -28,6 +28,7 @@ from petstore_contract.core.redaction import REDACTED
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.transport import (
     TargetProblem,
+    spares,
 )
 from transportkit import KEY, one_line
 
@@ -277,6 +278,29 @@ def test_a_write_goes_out_on_a_connection_that_carried_no_request(make_transport
     assert (counters["unknown_writes"], counters["no_answer"]) == (0, 0), counters
 
 
+def test_the_next_write_goes_out_on_a_connection_opened_ahead_of_it(make_transport) -> None:
+    """A write's new connection costs it a handshake (TCP's, and TLS's) at a network's distance; so each write has
+    the next one's connection opened ahead (``transport/spares.py``): the server accepts it before that write is
+    sent, and the write arrives on it as its first request.  Every write still goes out on a connection that
+    carried no request before, and a read goes out on a kept-alive one, never on a spare."""
+    with PeerServer(lambda seen: (201 if seen.method == "POST" else 200, {}, b"{}")) as peer:
+        transport = make_transport(peer.base_url, concurrency=1)
+        assert transport.request("POST", "/pets", body=b"{}").status == 201
+        deadline = time.monotonic() + 10
+        while peer.connections < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        opened_ahead = peer.connections
+        assert transport.request("GET", "/pets").status == 200
+        assert transport.request("POST", "/pets", body=b"{}").status == 201
+        transport.close()  # its spare too: the server's thread for it ends
+        seen = [(s.method, s.connection, s.nth) for s in peer.requests]
+    assert opened_ahead == 2, seen
+    (first, read, second) = seen
+    assert (first[0], first[2], read) == ("POST", 1, ("GET", first[1], 2)), seen
+    # On a connection the server had accepted before the write was sent, other than the one the read kept alive.
+    assert second[0] == "POST" and second[2] == 1 and second[1] != first[1] and second[1] <= opened_ahead, seen
+
+
 def test_a_busy_target_that_drops_connections_gets_fewer_requests_and_the_read_again(make_transport) -> None:
     """After the target answered, a read whose connection closed unanswered twice in a row (its kept-alive one,
     then a new one) is a busy target's: every sender pauses, fewer requests go out at once, and the read goes
@@ -309,6 +333,8 @@ def test_a_refused_connection_after_an_answer_is_sent_again_after_a_pause(make_t
             self.end_headers()
             self.wfile.write(b"{}")
 
+        do_GET = do_POST
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -319,7 +345,9 @@ def test_a_refused_connection_after_an_answer_is_sent_again_after_a_pause(make_t
 
     first = serve()
     transport = make_transport(f"http://127.0.0.1:{port}/v1", trip_after=1)
-    assert transport.request("POST", "/pets", body=b"{}").status == 201
+    # A read first: a write would have the next write's connection opened ahead (``transport/spares.py``),
+    # accepted by the first server, and the write below would need no connection the target refuses.
+    assert transport.request("GET", "/pets").status == 201
     first.shutdown()
     first.server_close()  # refused from now on, until the timer starts the second server
     later: list[ThreadingHTTPServer] = []
@@ -338,7 +366,8 @@ def test_a_refused_connection_after_an_answer_is_sent_again_after_a_pause(make_t
 
 def test_a_write_whose_connection_dropped_is_never_sent_again(make_transport) -> None:
     """RFC 9110 §9.2.2: the server read the POST and dropped the connection; it may have applied it."""
-    with PeerServer(lambda seen: None if seen.connection == 2 else (201, {}, b"{}")) as peer:
+    arrived = itertools.count(1)  # by arrival: a connection opened ahead (``spares``) takes a number when accepted
+    with PeerServer(lambda seen: None if next(arrived) == 2 else (201, {}, b"{}")) as peer:
         transport = make_transport(peer.base_url)
         assert transport.request("POST", "/pets", body=b"{}").status == 201
         with pytest.raises(TargetProblem):
@@ -425,7 +454,8 @@ def test_503_with_retry_after_is_waited_out_for_a_post_too(make_transport) -> No
     """RFC 9110 §15.6.4: the server could not handle the request (a rolling deploy's drained instance):
     the same wait for every method as for a 429."""
     first = (503, {"Retry-After": "0"}, b"<html>")
-    with PeerServer(lambda seen: first if seen.connection == 1 else (201, {}, b"{}")) as peer:
+    arrived = itertools.count(1)
+    with PeerServer(lambda seen: first if next(arrived) == 1 else (201, {}, b"{}")) as peer:
         transport = make_transport(peer.base_url)
         assert transport.request("POST", "/pets", body=b"{}").status == 201
         assert len(peer.requests) == 2 and transport.guard.counters()["throttled"] == 1
@@ -467,8 +497,11 @@ def test_map_runs_concurrently_on_bounded_connections(make_transport) -> None:
         writes = transport.map(lambda i: transport.request("POST", "/pets", body=b"{}").status, range(16))
         assert statuses == [200] * 64 and writes == [200] * 16
         assert 0.4 <= elapsed < 1.5
-        # 16 connections for the reads; each write on a new one (``transport/connections.py``), in their place
-        assert reads <= 16 and peer.connections == reads + 16
+        # 16 connections for the reads; each write on a new one (``transport/connections.py``), some opened ahead
+        # of it (``transport/spares.py``, at most ``MOST`` more than the writes)
+        posts = [seen for seen in peer.requests if seen.method == "POST"]
+        assert {seen.nth for seen in posts} == {1} and len({seen.connection for seen in posts}) == 16
+        assert reads <= 16 and reads + 16 <= peer.connections <= reads + 16 + spares.MOST
     assert transport.guard.counters()["requests"] == 80 == len(peer.requests)
     assert transport.guard.counters()["writes"] == 16
 
