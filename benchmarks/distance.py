@@ -64,6 +64,7 @@ http {{
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_set_header Host $http_host;
+            proxy_redirect http://$http_host/ https://$http_host/;
             proxy_request_buffering off;
             proxy_buffering off;
         }}
@@ -146,6 +147,9 @@ def one_run(tls: bool, rtt: float, mode: str, extra: tuple[str, ...] = ()) -> tu
             args += ["--contract-ca-bundle", str(ca)]
         port = in_thread(rtt, f"127.0.0.1:{target}")
         run = run_suite(f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1", key, *args)
+    if run.verdict != "conformant":
+        facts = {k: run.summary.get(k) for k in ("reason", "unknown_writes", "connection_resets", "no_answer")}
+        print(f"{run.verdict}: {facts}", flush=True)
     return run.seconds, int(run.summary.get("requests", 0) or 0), str(run.verdict)
 
 

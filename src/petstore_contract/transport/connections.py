@@ -7,13 +7,16 @@ reaches the service, and the client cannot tell that from a request the service 
 answer was lost.  A read is sent once more (RFC 9112 §9.3.1: asking again changes nothing); a write must
 not be (RFC 9110 §9.2.2), so it must not go out on such a connection in the first place.
 
-So every request that is not idempotent goes out on a connection that has carried no request before:
-the pooled connection it is handed is closed and opened anew if it was used, and the new one goes back
-to the pool for later requests.  A new connection cannot have idled out, and a server that takes a
-connection reads its first request: a busy one keeps it waiting in its accept queue, it does not close
-it.  The price is one connection set-up per write (a TCP handshake, and TLS's where the target speaks
-TLS), measured in docs/performance.md.  A read that is sent once more after its connection closed goes
-out on a new connection too (``fresh_connection``), so that it cannot race a second close.
+So every request that is not idempotent (POST and PATCH: set-up's creates, the targeted and generated
+tests' writes, the HTTP layer's PATCH) goes out on a connection that has carried no request before: the
+pooled connection it is handed is closed if it was used, and it takes a connection opened ahead of it
+(``spares``) or, when none is there, is opened anew; it goes back to the pool for later requests.  A new
+connection cannot have idled out, and a server that takes a connection reads its first request: a busy
+one keeps it waiting in its accept queue, it does not close it.  Opened ahead, the write's connection
+costs it no handshake (TCP's, and TLS's where the target speaks TLS): docs/performance.md.  PUT, DELETE
+and TRACE are idempotent (RFC 9110 §9.2.2) and go out on kept-alive connections as reads do.  A read that
+is sent once more after its connection closed goes out on a new connection too (``fresh_connection``), so
+that it cannot race a second close.
 
 The connection classes are urllib3's own with ``connect`` and ``request`` extended (their public
 methods); the pools that make them are installed in the adapter's pool managers
