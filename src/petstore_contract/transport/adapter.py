@@ -216,6 +216,38 @@ class GuardedAdapter(HTTPAdapter):
         wanted: float,
         proxies: Mapping[str, str] | None,
     ) -> requests.Response:
+        streamed, (started, clock) = self._head(request, method, where, timeout, wanted, proxies)
+        answered = time.monotonic()
+        self.answered_once = True  # from now on a refused or dropped connection is a busy target's
+        left = self.guard.seconds_left()
+        factor = bodies.BODY_TIME_FACTOR
+        body_seconds = factor * wanted if left is None else max(0.05, min(factor * wanted, left))
+        try:
+            body = bodies.read(streamed, body_seconds, self.options.max_body_bytes)
+        except bodies.BodyProblem as exc:
+            if exc.cut:
+                raise self._cut_short(f"{where}: {exc}", request, streamed, exc.partial, (started, clock)) from None
+            raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
+        took = time.monotonic() - clock
+        if took > STALL_FACTOR * wanted:
+            self.guard.note_event("stalled_answers", f"{where} answered HTTP {streamed.status_code} after {took:.1f} s")
+        self.guard.answered()
+        if self.watchers:
+            raw = streamed.raw
+            answer = {"status": raw.status, "reason": raw.reason or "", "version": raw.version, "body": body}
+            self._observe(request, (started, clock), answered, headers=tuple(raw.headers.items()), **answer)
+        return self.build_response(request, bodies.in_memory(streamed, body, method))
+
+    def _head(
+        self,
+        request: requests.PreparedRequest,
+        method: str,
+        where: str,
+        timeout: Any,
+        wanted: float,
+        proxies: Mapping[str, str] | None,
+    ) -> tuple[requests.Response, tuple[float, float]]:
+        """The answer's head (its body still to read) and when its request went out (epoch, monotonic)."""
         self.guard.check()
         cut = self.guard.timeout(wanted)
         sent_timeout = cut_timeout(timeout, wanted, cut)
@@ -257,26 +289,7 @@ class GuardedAdapter(HTTPAdapter):
                 if self.answered_once and (busy.refused(again) or connections.dropped_before_answer(again)):
                     raise busy.Busy(line, (started, clock), resend=True) from None
                 raise self._no_answer(line, where, request, (started, clock)) from None
-        answered = time.monotonic()
-        self.answered_once = True  # from now on a refused or dropped connection is a busy target's
-        left = self.guard.seconds_left()
-        factor = bodies.BODY_TIME_FACTOR
-        body_seconds = factor * wanted if left is None else max(0.05, min(factor * wanted, left))
-        try:
-            body = bodies.read(streamed, body_seconds, self.options.max_body_bytes)
-        except bodies.BodyProblem as exc:
-            if exc.cut:
-                raise self._cut_short(f"{where}: {exc}", request, streamed, exc.partial, (started, clock)) from None
-            raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
-        took = time.monotonic() - clock
-        if took > STALL_FACTOR * wanted:
-            self.guard.note_event("stalled_answers", f"{where} answered HTTP {streamed.status_code} after {took:.1f} s")
-        self.guard.answered()
-        if self.watchers:
-            raw = streamed.raw
-            answer = {"status": raw.status, "reason": raw.reason or "", "version": raw.version, "body": body}
-            self._observe(request, (started, clock), answered, headers=tuple(raw.headers.items()), **answer)
-        return self.build_response(request, bodies.in_memory(streamed, body, method))
+        return streamed, (started, clock)
 
     def _observe(
         self, request: requests.PreparedRequest, sent: tuple[float, float], answered: float | None = None, **answer: Any
