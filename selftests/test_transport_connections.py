@@ -20,6 +20,7 @@ import pytest
 from netpeers import PeerServer, Reply, Seen, free_port
 from petstore_contract.transport import (
     TargetProblem,
+    connections,
     spares,
 )
 
@@ -184,3 +185,18 @@ def test_map_runs_concurrently_on_bounded_connections(make_transport) -> None:
         assert reads <= 16 and reads + 16 <= peer.connections <= reads + 16 + spares.MOST
     assert transport.guard.counters()["requests"] == 80 == len(peer.requests)
     assert transport.guard.counters()["writes"] == 16
+
+
+def test_a_connection_opened_ahead_shares_no_state_with_the_one_it_was_copied_from() -> None:
+    """A spare is a copy of the write's connection (its host, port, TLS settings); http.client builds each
+    request's head in a list it empties in place, so a copy sharing that list with a pooled connection would
+    send header lines of another thread's request (a gunicorn sync worker saw a request line as a header)."""
+    for cls in (connections.FreshWritesHTTPConnection, connections.FreshWritesHTTPSConnection):
+        original = cls("127.0.0.1", 9)
+        twin = spares.detached(original)
+        mutable = (list, dict, set, bytearray)
+        shared = [
+            name for name, value in vars(original).items() if isinstance(value, mutable) and value is vars(twin)[name]
+        ]
+        assert not shared, (cls.__name__, shared)
+        assert (twin.host, twin.port) == (original.host, original.port)

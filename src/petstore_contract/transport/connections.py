@@ -26,7 +26,6 @@ methods); the pools that make them are installed in the adapter's pool managers
 from __future__ import annotations
 
 import contextlib
-import copy
 import threading
 import time
 from collections.abc import Iterator
@@ -108,7 +107,7 @@ class _FreshForWrites:
         key = self._key()
         spare = SPARES.take(key)
         if write:  # one opened ahead for the next write, as this one takes its connection
-            SPARES.replace(key, copy.copy(self))
+            SPARES.replace(key, self)
         if spare is not None:
             timeout = self.timeout  # this request's, set by the pool; the spare's state is otherwise its own
             vars(self).update(vars(spare))

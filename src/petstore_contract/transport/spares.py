@@ -83,13 +83,13 @@ class Spares:
             spare.connection.close()
 
     def replace(self, key: Key, template: Any) -> None:
-        """Open a spare like ``template`` (a closed connection) in the background, within ``MOST``."""
+        """Open a spare like ``template`` (a closed connection, copied at once) in the background, within ``MOST``."""
         with self.lock:
             held = self.opening + sum(len(spares) for spares in self.ready.values())
             if self.closed.is_set() or held >= MOST:
                 return
             self.opening += 1
-        spare = copy.copy(template)  # the same host, port, TLS settings and timeouts, no socket of its own
+        spare = detached(template)
         threading.Thread(target=self._open, args=(key, spare), name="spare-connection", daemon=True).start()
 
     def close(self) -> None:
@@ -131,6 +131,17 @@ class Spares:
                 waiting.remove(entry)
         if unused:
             spare.close()  # unused within its age: it holds nothing on the server any longer
+
+
+def detached(connection: Any) -> Any:
+    """A copy of a closed ``connection`` (the same host, port, TLS settings and timeouts) that shares no
+    mutable state with it: http.client builds each request's head in a list it empties in place, so two
+    connections sharing that list would send each other's header lines."""
+    twin = copy.copy(connection)
+    for name, value in vars(twin).items():
+        if isinstance(value, list | dict | set | bytearray):
+            setattr(twin, name, copy.copy(value))
+    return twin
 
 
 SPARES = Spares()
