@@ -49,6 +49,7 @@ from petstore_contract.run.profiles import DEFAULT_SEED
 
 # The benchmark's parts and the launcher are the checkout's (benchmarks/, devtools/: not installed).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import distance
 from benchmarks.timing.common import RESULTS, log
 from benchmarks.timing.floor import floor_loop, replay_worker
 from benchmarks.timing.machine import load_average
@@ -130,6 +131,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--max-wait", type=float, default=3600.0, metavar="S", help="longest wait for quiet before a run (default 3600)"
     )
+    parser.add_argument("--distance", action="store_true", help="also benchmarks/distance.py (0, 100 ms; plain, TLS)")
     parser.add_argument("--replay-worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
@@ -173,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan = make_plan(args)
     measurements = measure_all(plan, Guard(wait=not (args.smoke or args.no_wait), max_wait=args.max_wait))
     report = render(argv, plan, measurements, load)
+    if args.distance:  # through a relay (and nginx for TLS): what each write's connection costs
+        report += "\n## The gate at a round trip's distance (benchmarks/distance.py)\n\n" + distance.main([]) + "\n"
     report += f"\nbenchmark wall time: {time.monotonic() - started:.0f} s\n"
     if args.out:
         args.out.write_text(report, encoding="utf-8")

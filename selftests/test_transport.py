@@ -1,6 +1,7 @@
 """The run's one HTTP transport, against loopback peers: bounds, breaker, budget, origin, throttling,
 concurrency, and a Schemathesis call through its session (redaction and the guard:
-``test_transport_guard.py``; proxies and TLS: ``test_transport_tls.py``).
+``test_transport_guard.py``; proxies and TLS: ``test_transport_tls.py``; connections closed under a request
+and the connections writes take: ``test_transport_connections.py``).
 
 Every server listens on 127.0.0.1; every request has a timeout; each test checks what reached
 (and what did not reach) the servers, so a transport that sends too much fails it.
@@ -16,7 +17,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -237,119 +237,6 @@ def test_budget_cuts_a_slow_request_short(make_transport) -> None:
     )
 
 
-def test_keep_alive_closed_by_the_server_is_sent_again_once(make_transport) -> None:
-    # The second request on each connection is read and then dropped without an answer.
-    with PeerServer(lambda seen: None if seen.nth == 2 else (200, {}, b"[]")) as peer:
-        transport = make_transport(peer.base_url)
-        assert transport.request("GET", "/pets").status == 200
-        assert transport.request("GET", "/pets").status == 200
-        assert len(peer.requests) == 3 and peer.connections == 2
-    assert transport.guard.counters()["no_answer"] == 0
-    assert transport.guard.counters()["unknown_writes"] == 0
-
-
-def test_a_read_whose_fresh_connection_dropped_is_sent_again_once(make_transport) -> None:
-    """Under concurrency a drop cannot be told to be a kept-alive connection's: every idempotent request
-    dropped before its answer is sent once more; dropped again, it is the target's problem."""
-    with PeerServer(lambda seen: None if seen.connection == 1 else (200, {}, b"[]")) as peer:
-        transport = make_transport(peer.base_url)
-        assert transport.request("GET", "/pets").status == 200
-        assert len(peer.requests) == 2 and peer.connections == 2
-    with PeerServer(lambda seen: None) as peer:
-        transport = make_transport(peer.base_url)
-        with pytest.raises(TargetProblem):
-            transport.request("GET", "/pets")
-        assert len(peer.requests) == 2
-
-
-def test_a_write_goes_out_on_a_connection_that_carried_no_request(make_transport) -> None:
-    """RFC 9112 §9.6: a server may close a kept-alive connection at any time; a write sent as it closes never
-    reached the service and cannot be told from one that was applied.  Here the server drops every kept-alive
-    connection's next request unanswered (the keep-alive race at its worst): the reads are sent once more, the
-    writes go out on new connections and never race it."""
-    with PeerServer(lambda seen: None if seen.nth > 1 else (201 if seen.method == "POST" else 200, {}, b"{}")) as peer:
-        transport = make_transport(peer.base_url, concurrency=1)
-        for method in ("GET", "POST", "POST", "GET", "POST"):
-            assert transport.request(method, "/pets", body=b"{}" if method == "POST" else None).status < 300
-        posts = [seen for seen in peer.requests if seen.method == "POST"]
-        assert [seen.nth for seen in posts] == [1, 1, 1], [(s.method, s.connection, s.nth) for s in peer.requests]
-    counters = transport.guard.counters()
-    assert (counters["unknown_writes"], counters["no_answer"]) == (0, 0), counters
-
-
-def test_a_busy_target_that_drops_connections_gets_fewer_requests_and_the_read_again(make_transport) -> None:
-    """After the target answered, a read whose connection closed unanswered twice in a row (its kept-alive one,
-    then a new one) is a busy target's: every sender pauses, fewer requests go out at once, and the read goes
-    again (``transport/busy.py``); nothing counts against the circuit breaker."""
-    arrived = itertools.count(1)
-
-    def respond(seen: Seen) -> Reply:
-        return None if next(arrived) in (2, 3) else (200, {}, b"[]")
-
-    with PeerServer(respond) as peer:
-        transport = make_transport(peer.base_url, concurrency=4, trip_after=1)
-        assert transport.request("GET", "/pets").status == 200
-        assert transport.request("GET", "/pets").status == 200
-        assert len(peer.requests) == 4
-    counters = transport.guard.counters()
-    assert (counters["busy_resends"], counters["no_answer"]) == (1, 0), counters
-    assert transport.adapter.pacer.limit < 4 and counters["concurrency_min"] < 4, counters
-
-
-def test_a_refused_connection_after_an_answer_is_sent_again_after_a_pause(make_transport) -> None:
-    """A target that answered and then refuses connections (a full accept queue, a worker restarting) is busy,
-    not gone: nothing was sent, so any request, a write too, goes again after a pause."""
-    port = free_port()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self.send_response(201)
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"{}")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    def serve() -> ThreadingHTTPServer:
-        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return server
-
-    first = serve()
-    transport = make_transport(f"http://127.0.0.1:{port}/v1", trip_after=1)
-    assert transport.request("POST", "/pets", body=b"{}").status == 201
-    first.shutdown()
-    first.server_close()  # refused from now on, until the timer starts the second server
-    later: list[ThreadingHTTPServer] = []
-    timer = threading.Timer(0.3, lambda: later.append(serve()))
-    timer.start()
-    try:
-        assert transport.request("POST", "/pets", body=b"{}").status == 201
-    finally:
-        timer.join()
-        for server in later:
-            server.shutdown()
-            server.server_close()
-    counters = transport.guard.counters()
-    assert counters["busy_resends"] >= 1 and (counters["no_answer"], counters["unknown_writes"]) == (0, 0), counters
-
-
-def test_a_write_whose_connection_dropped_is_never_sent_again(make_transport) -> None:
-    """RFC 9110 §9.2.2: the server read the POST and dropped the connection; it may have applied it."""
-    with PeerServer(lambda seen: None if seen.connection == 2 else (201, {}, b"{}")) as peer:
-        transport = make_transport(peer.base_url)
-        assert transport.request("POST", "/pets", body=b"{}").status == 201
-        with pytest.raises(TargetProblem):
-            transport.request("POST", "/pets", body=b"{}")
-        assert len(peer.requests) == 2
-    counters = transport.guard.counters()
-    assert (counters["requests"], counters["writes"], counters["unknown_writes"]) == (2, 2, 1)
-    assert counters["connection_resets"] == 1
-    assert "POST" in counters["event_examples"]["unknown_writes"]
-
-
 # -- origin ---------------------------------------------------------------------------------------
 
 
@@ -425,7 +312,8 @@ def test_503_with_retry_after_is_waited_out_for_a_post_too(make_transport) -> No
     """RFC 9110 §15.6.4: the server could not handle the request (a rolling deploy's drained instance):
     the same wait for every method as for a 429."""
     first = (503, {"Retry-After": "0"}, b"<html>")
-    with PeerServer(lambda seen: first if seen.connection == 1 else (201, {}, b"{}")) as peer:
+    arrived = itertools.count(1)
+    with PeerServer(lambda seen: first if next(arrived) == 1 else (201, {}, b"{}")) as peer:
         transport = make_transport(peer.base_url)
         assert transport.request("POST", "/pets", body=b"{}").status == 201
         assert len(peer.requests) == 2 and transport.guard.counters()["throttled"] == 1
@@ -455,22 +343,6 @@ def test_retry_after_is_capped_and_never_outlives_the_budget(make_transport) -> 
 
 
 # -- concurrency ----------------------------------------------------------------------------------
-
-
-def test_map_runs_concurrently_on_bounded_connections(make_transport) -> None:
-    with PeerServer(delay=0.1) as peer:
-        transport = make_transport(peer.base_url, concurrency=16)
-        started = time.monotonic()
-        statuses = transport.map(lambda i: transport.request("GET", f"/pets/{i}").status, range(64))
-        elapsed = time.monotonic() - started
-        reads = peer.connections
-        writes = transport.map(lambda i: transport.request("POST", "/pets", body=b"{}").status, range(16))
-        assert statuses == [200] * 64 and writes == [200] * 16
-        assert 0.4 <= elapsed < 1.5
-        # 16 connections for the reads; each write on a new one (``transport/connections.py``), in their place
-        assert reads <= 16 and peer.connections == reads + 16
-    assert transport.guard.counters()["requests"] == 80 == len(peer.requests)
-    assert transport.guard.counters()["writes"] == 16
 
 
 def test_map_order_errors_and_serial_mode(make_transport) -> None:

@@ -15,7 +15,8 @@ through ``Transport.session()``, goes through one ``GuardedAdapter``.  In its ``
   ``retry_after_cap`` and never past the budget; still throttled, the last answer is returned and
   judges nothing (its test's clause is undecided, throttled);
 - a write goes out on a connection that carried no request before, so that it never races a server's
-  close of a kept-alive one (``connections``), and it is never sent twice on a guess (RFC 9110 §9.2.2):
+  close of a kept-alive one (``connections``), opened ahead of it where one is ready so that it waits
+  for no handshake (``spares``), and it is never sent twice on a guess (RFC 9110 §9.2.2):
   a POST whose connection dropped before its answer is an unknown write, counted and reported, never
   sent again;
 - once the target has answered, a refused connection or a read dropped twice is a busy target's:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import threading
 import time
@@ -18,54 +17,19 @@ from requests.adapters import HTTPAdapter
 
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.spec import animal_made
-from petstore_contract.transport import busy, connections
+from petstore_contract.transport import bodies, busy, connections
 from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
 from petstore_contract.transport.connections import IDEMPOTENT
 from petstore_contract.transport.guard import RunGuard, cut_timeout, longest_wait
 from petstore_contract.transport.options import TransportOptions, origin
 from petstore_contract.transport.pacing import Pacer, Ticket
-from petstore_contract.transport.problems import BUDGET, INCOMPLETE, TargetProblem, describe, reason
+from petstore_contract.transport.problems import BUDGET, INCOMPLETE, TargetProblem, describe
 
-READ_SIZE = 65536
 MAX_RESENDS = 3
-BODY_TIME_FACTOR = 3
 STALL_FACTOR = 0.5  # an answer slower than this part of the request timeout is reported as stalled
 
 
 # -- the adapter -----------------------------------------------------------------------------------
-
-
-def _reset(exc: BaseException) -> bool:
-    """Whether a read failed on a connection reset (RST: a network's or a gateway's doing as much as the
-    target's) rather than on the target's own end of the answer (FIN) with its framing unfinished."""
-    return any(isinstance(e, ConnectionResetError) or "Connection reset" in str(e) for e in _causes(exc))
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what it wraps (requests wraps urllib3's ProtocolError, which holds the OSError in its args)."""
-    found: list[BaseException] = []
-    waiting = [exc]
-    while waiting and len(found) < 16:
-        seen = waiting.pop()
-        if any(seen is e for e in found):
-            continue
-        found.append(seen)
-        waiting += [e for e in (seen.__cause__, seen.__context__, *seen.args) if isinstance(e, BaseException)]
-    return found
-
-
-def _framing(raw: Any) -> str:
-    chunked = getattr(raw, "chunked", False)
-    return "chunked, without its last chunk" if chunked else "fewer bytes than its Content-Length"
-
-
-class _BodyProblem(Exception):
-    """Why a body was not read whole; ``cut``: the target's answer ended, or stopped, before its framing did
-    (RFC 9112 §6.3) on a connection it did not reset: an answer it gave, judged as such (``INCOMPLETE``)."""
-
-    def __init__(self, line: str, *, cut: bool = False, partial: bytes = b"") -> None:
-        super().__init__(line)
-        self.cut, self.partial = cut, partial
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +93,7 @@ class GuardedAdapter(HTTPAdapter):
         self.watchers: list[Callable[[Observed], None]] = []
         self.answered_once = False  # the target answered a request of this process (``busy``)
         super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
+        connections.open_spares(True)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
@@ -196,6 +161,7 @@ class GuardedAdapter(HTTPAdapter):
     def close(self) -> None:
         self.closing.set()
         self.pacer.close()
+        connections.open_spares(False)
         super().close()
 
     def _slot(self) -> Ticket:
@@ -250,6 +216,38 @@ class GuardedAdapter(HTTPAdapter):
         wanted: float,
         proxies: Mapping[str, str] | None,
     ) -> requests.Response:
+        streamed, (started, clock) = self._head(request, method, where, timeout, wanted, proxies)
+        answered = time.monotonic()
+        self.answered_once = True  # from now on a refused or dropped connection is a busy target's
+        left = self.guard.seconds_left()
+        factor = bodies.BODY_TIME_FACTOR
+        body_seconds = factor * wanted if left is None else max(0.05, min(factor * wanted, left))
+        try:
+            body = bodies.read(streamed, body_seconds, self.options.max_body_bytes)
+        except bodies.BodyProblem as exc:
+            if exc.cut:
+                raise self._cut_short(f"{where}: {exc}", request, streamed, exc.partial, (started, clock)) from None
+            raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
+        took = time.monotonic() - clock
+        if took > STALL_FACTOR * wanted:
+            self.guard.note_event("stalled_answers", f"{where} answered HTTP {streamed.status_code} after {took:.1f} s")
+        self.guard.answered()
+        if self.watchers:
+            raw = streamed.raw
+            answer = {"status": raw.status, "reason": raw.reason or "", "version": raw.version, "body": body}
+            self._observe(request, (started, clock), answered, headers=tuple(raw.headers.items()), **answer)
+        return self.build_response(request, bodies.in_memory(streamed, body, method))
+
+    def _head(
+        self,
+        request: requests.PreparedRequest,
+        method: str,
+        where: str,
+        timeout: Any,
+        wanted: float,
+        proxies: Mapping[str, str] | None,
+    ) -> tuple[requests.Response, tuple[float, float]]:
+        """The answer's head (its body still to read) and when its request went out (epoch, monotonic)."""
         self.guard.check()
         cut = self.guard.timeout(wanted)
         sent_timeout = cut_timeout(timeout, wanted, cut)
@@ -291,25 +289,7 @@ class GuardedAdapter(HTTPAdapter):
                 if self.answered_once and (busy.refused(again) or connections.dropped_before_answer(again)):
                     raise busy.Busy(line, (started, clock), resend=True) from None
                 raise self._no_answer(line, where, request, (started, clock)) from None
-        answered = time.monotonic()
-        self.answered_once = True  # from now on a refused or dropped connection is a busy target's
-        left = self.guard.seconds_left()
-        body_seconds = BODY_TIME_FACTOR * wanted if left is None else max(0.05, min(BODY_TIME_FACTOR * wanted, left))
-        try:
-            body = self._read(streamed, body_seconds)
-        except _BodyProblem as exc:
-            if exc.cut:
-                raise self._cut_short(f"{where}: {exc}", request, streamed, exc.partial, (started, clock)) from None
-            raise self._no_answer(f"{where}: {exc}", where, request, (started, clock)) from None
-        took = time.monotonic() - clock
-        if took > STALL_FACTOR * wanted:
-            self.guard.note_event("stalled_answers", f"{where} answered HTTP {streamed.status_code} after {took:.1f} s")
-        self.guard.answered()
-        if self.watchers:
-            raw = streamed.raw
-            answer = {"status": raw.status, "reason": raw.reason or "", "version": raw.version, "body": body}
-            self._observe(request, (started, clock), answered, headers=tuple(raw.headers.items()), **answer)
-        return self.build_response(request, self._in_memory(streamed, body, method))
+        return streamed, (started, clock)
 
     def _observe(
         self, request: requests.PreparedRequest, sent: tuple[float, float], answered: float | None = None, **answer: Any
@@ -377,68 +357,6 @@ class GuardedAdapter(HTTPAdapter):
             self.guard.note_event("connection_resets", line)
         elif "still arriving" in line:
             self.guard.note_event("bodies_cut", line)
-
-    def _read(self, response: requests.Response, seconds: float) -> bytes:
-        """At most ``max_body_bytes`` of the (decoded) body within ``seconds``; ``read1`` returns what has arrived."""
-        limit = self.options.max_body_bytes
-        raw = response.raw
-        deadline = time.monotonic() + seconds
-        chunks: list[bytes] = []
-        size = 0
-        complete = False
-        try:
-            while chunk := raw.read1(READ_SIZE, decode_content=True):
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > limit:
-                    raise _BodyProblem(
-                        f"answer body exceeds {limit} bytes (--contract-max-body-bytes); stopped reading"
-                    )
-                if time.monotonic() > deadline:
-                    raise _BodyProblem(
-                        f"answer still arriving after {seconds:g} s (the limit is {BODY_TIME_FACTOR} x "
-                        "--contract-request-timeout); stopped reading"
-                    )
-            complete = True
-        except _BodyProblem:
-            raise
-        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
-            partial = b"".join(chunks)
-            if isinstance(exc, urllib3.exceptions.ReadTimeoutError | TimeoutError):
-                stalled = "answer body stalled: nothing more arrived within the request timeout"
-                raise _BodyProblem(stalled, cut=True, partial=partial) from None
-            if not _reset(exc):  # the target closed its end with the framing unfinished
-                ended = f"the answer ended before its framing did ({_framing(raw)})"
-                raise _BodyProblem(ended, cut=True, partial=partial) from None
-            raise _BodyProblem(f"connection broke mid-body ({reason(exc)})") from None
-        finally:
-            if complete:
-                raw.release_conn()  # read to the end: the connection goes back to the pool
-            else:
-                response.close()  # closes the connection and frees its place in the pool
-        return b"".join(chunks)
-
-    def _in_memory(self, response: requests.Response, body: bytes, method: str) -> urllib3.HTTPResponse:
-        raw = response.raw
-        headers = urllib3.HTTPHeaderDict(raw.headers)
-        encodings = [e.strip().lower() for e in headers.get("Content-Encoding", "").split(",") if e.strip()]
-        decoded = bool(encodings) and all(e in urllib3.HTTPResponse.CONTENT_DECODERS for e in encodings)
-        if decoded:
-            headers.discard("Content-Encoding")
-        headers.discard("Transfer-Encoding")
-        if decoded and method != "HEAD":
-            headers["Content-Length"] = str(len(body))  # the decoded length, as the body now is
-        return urllib3.HTTPResponse(
-            body=io.BytesIO(body),
-            headers=headers,
-            status=raw.status,
-            version=raw.version,
-            reason=raw.reason,
-            preload_content=False,
-            decode_content=False,
-            request_method=method,
-            request_url=response.url,
-        )
 
     def _throttle_wait(self, response: requests.Response) -> float | None:
         """Seconds to wait before sending again, or None: not throttled, or the wait would outlive the budget."""

@@ -7,13 +7,16 @@ reaches the service, and the client cannot tell that from a request the service 
 answer was lost.  A read is sent once more (RFC 9112 §9.3.1: asking again changes nothing); a write must
 not be (RFC 9110 §9.2.2), so it must not go out on such a connection in the first place.
 
-So every request that is not idempotent goes out on a connection that has carried no request before:
-the pooled connection it is handed is closed and opened anew if it was used, and the new one goes back
-to the pool for later requests.  A new connection cannot have idled out, and a server that takes a
-connection reads its first request: a busy one keeps it waiting in its accept queue, it does not close
-it.  The price is one connection set-up per write (a TCP handshake, and TLS's where the target speaks
-TLS), measured in docs/performance.md.  A read that is sent once more after its connection closed goes
-out on a new connection too (``fresh_connection``), so that it cannot race a second close.
+So every request that is not idempotent (POST and PATCH: set-up's creates, the targeted and generated
+tests' writes, the HTTP layer's PATCH) goes out on a connection that has carried no request before: the
+pooled connection it is handed is closed if it was used, and it takes a connection opened ahead of it
+(``spares``) or, when none is there, is opened anew; it goes back to the pool for later requests.  A new
+connection cannot have idled out, and a server that takes a connection reads its first request: a busy
+one keeps it waiting in its accept queue, it does not close it.  Opened ahead, the write's connection
+costs it no handshake (TCP's, and TLS's where the target speaks TLS): docs/performance.md.  PUT, DELETE
+and TRACE are idempotent (RFC 9110 §9.2.2) and go out on kept-alive connections as reads do.  A read that
+is sent once more after its connection closed goes out on a new connection too (``fresh_connection``), so
+that it cannot race a second close.
 
 The connection classes are urllib3's own with ``connect`` and ``request`` extended (their public
 methods); the pools that make them are installed in the adapter's pool managers
@@ -33,8 +36,13 @@ import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import ProtocolError
 
+from petstore_contract.transport.spares import SPARES, Key
+
 # RFC 9110 §9.2.2: only these may be sent again automatically; a write whose answer was lost is unknown.
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
+
+# False only in ``benchmarks.distance``'s comparison run (``benchmarks/kept_alive_writes.py``).
+WRITES_ON_NEW_CONNECTIONS = True
 
 _wanted = threading.local()  # ``fresh``: the calling thread's next request goes out on a new connection
 
@@ -70,23 +78,44 @@ def fresh_connection() -> Iterator[None]:
 
 
 class _FreshForWrites:
-    """Closes a used connection before a write (or a request inside ``fresh_connection``) goes out on it;
-    ``request`` then opens it anew, as http.client does for a closed connection."""
+    """Gives a write (or a request inside ``fresh_connection``) a connection that carried no request: a spare
+    opened ahead (``spares``) where there is one, else this one closed and, in ``request``, opened anew as
+    http.client does for a closed connection."""
 
     sock: Any
+    timeout: Any
     carried = False  # a request went out on the socket as it is now
 
     def connect(self) -> None:
         _space_new_connection()
+        started = time.monotonic()
         super().connect()  # type: ignore[misc]
+        SPARES.note_setup(self._key(), time.monotonic() - started)
         self.carried = False
 
     def request(self, method: str, url: str, body: Any = None, headers: Any = None, **options: Any) -> None:
-        fresh = method.upper() not in IDEMPOTENT or getattr(_wanted, "fresh", False)
-        if fresh and self.carried and self.sock is not None:
-            self.close()  # type: ignore[attr-defined]
+        write = WRITES_ON_NEW_CONNECTIONS and method.upper() not in IDEMPOTENT
+        fresh = write or getattr(_wanted, "fresh", False)
+        if fresh and (self.carried or self.sock is None):
+            self._take_fresh(write)
         super().request(method, url, body=body, headers=headers, **options)  # type: ignore[misc]
         self.carried = True
+
+    def _take_fresh(self, write: bool) -> None:
+        if self.sock is not None:
+            self.close()  # type: ignore[attr-defined]
+        key = self._key()
+        spare = SPARES.take(key)
+        if write:  # one opened ahead for the next write, as this one takes its connection
+            SPARES.replace(key, self)
+        if spare is not None:
+            timeout = self.timeout  # this request's, set by the pool; the spare's state is otherwise its own
+            vars(self).update(vars(spare))
+            self.timeout = timeout
+            self.sock.settimeout(timeout)
+
+    def _key(self) -> Key:
+        return (type(self), str(getattr(self, "host", "")), int(getattr(self, "port", 0) or 0))
 
 
 class FreshWritesHTTPConnection(_FreshForWrites, HTTPConnection):
@@ -125,3 +154,12 @@ def dropped_before_answer(exc: BaseException) -> bool:
         and len(cause.args) == 2
         and isinstance(cause.args[1], RemoteDisconnected | ConnectionResetError | BrokenPipeError)
     )
+
+
+def open_spares(allowed: bool) -> None:
+    """Whether connections are opened ahead of writes (``spares``): from a transport's start to its close,
+    which closes those that wait."""
+    if allowed:
+        SPARES.reopen()
+    else:
+        SPARES.close()

@@ -33,8 +33,9 @@ import requests
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core import records as record
-from petstore_contract.transport.adapter import BODY_TIME_FACTOR, MAX_RESENDS, READ_SIZE, GuardedAdapter, Observed
+from petstore_contract.transport.adapter import MAX_RESENDS, GuardedAdapter, Observed
 from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
+from petstore_contract.transport.bodies import BODY_TIME_FACTOR, READ_SIZE
 from petstore_contract.transport.guard import RunGuard
 from petstore_contract.transport.options import origin
 from petstore_contract.transport.problems import BUDGET, TargetProblem
