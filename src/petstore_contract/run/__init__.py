@@ -31,6 +31,7 @@ from petstore_contract import __version__
 from petstore_contract.core import replay
 from petstore_contract.core.redaction import KeyFragments, Redactor
 from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
+from petstore_contract.defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_TRIP_AFTER
 from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from petstore_contract.interface.spec import spec_checksum
 from petstore_contract.judging import coverage, oracle
@@ -61,8 +62,8 @@ class RunSettings:
     seed: int = profiles.DEFAULT_SEED
     run_id: str = ""
     timeout: float = DEFAULT_TIMEOUT
-    max_body_bytes: int = 4_000_000
-    trip_after: int = 3
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    trip_after: int = DEFAULT_TRIP_AFTER
     budget: float | None = None
     deadline: float | None = None
     concurrency: int = DEFAULT_CONCURRENCY
