@@ -25,7 +25,7 @@ from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, acceptable, run_catalog
 from devtools.launcher import SuiteRun
 from petstore_contract.core.records import STORE_TOO_LARGE
-from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.clauses import CLAUSE_IDS, registry
 
 # Clauses a fault may leave undecided beside its own, each with its reason (docs/judging-rules.md,
 # "One fault, one clause"): (fault, clause) -> why no client can decide the clause on that server.
@@ -35,10 +35,11 @@ NO_BEARER = (
 )
 NO_SOLD = "the service refuses every valid NewPet whose status is sold: the suite can make no sold animal"
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("auth_no_challenge", "auth.challenge.quiet"): NO_BEARER,
-    ("auth_basic_challenge", "auth.challenge.quiet"): NO_BEARER,
-    ("create_rejects_sold", "create.echo"): NO_SOLD + ", so no answer echoes a sold animal's fields",
-    ("create_rejects_sold", "list.status.found"): NO_SOLD + ", so it has no sold animal to look for on the sold page",
+    ("auth_no_challenge", CLAUSE_IDS.auth_challenge_quiet): NO_BEARER,
+    ("auth_basic_challenge", CLAUSE_IDS.auth_challenge_quiet): NO_BEARER,
+    ("create_rejects_sold", CLAUSE_IDS.create_echo): NO_SOLD + ", so no answer echoes a sold animal's fields",
+    ("create_rejects_sold", CLAUSE_IDS.list_status_found): NO_SOLD
+    + ", so it has no sold animal to look for on the sold page",
 }
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Mismatch
-from petstore_contract.interface.clauses import success_clause
+from petstore_contract.interface.clauses import CLAUSE_IDS, success_clause
 from petstore_contract.interface.spec import success_shown
 from petstore_contract.judging import expect
 
@@ -74,7 +74,7 @@ REGISTRY: dict[Kind, Registered] = {
     entry.kind: entry
     for entry in (
         Registered(Kind.STATUS, _statuses),
-        Registered(Kind.KEY_ACCEPTED, lambda _: expect.key_accepted, "auth.accepted"),
+        Registered(Kind.KEY_ACCEPTED, lambda _: expect.key_accepted, CLAUSE_IDS.auth_accepted),
         Registered(Kind.NO_SERVER_ERROR, lambda _: expect.no_server_error, DOCUMENTED),
         Registered(
             Kind.DOCUMENTED_STATUS,
@@ -82,9 +82,9 @@ REGISTRY: dict[Kind, Registered] = {
             DOCUMENTED,
             "which statuses are documented depends on the operation, which the finding's request names",
         ),
-        Registered(Kind.JSON_MEDIA_TYPE, lambda _: expect.json_media_type, "json.content-type"),
+        Registered(Kind.JSON_MEDIA_TYPE, lambda _: expect.json_media_type, CLAUSE_IDS.json_content_type),
         Registered(Kind.JSON_BODY, lambda _: expect.parse_json),
-        Registered(Kind.ERROR_BODY, lambda _: expect.error_body, "errors.body"),
+        Registered(Kind.ERROR_BODY, lambda _: expect.error_body, CLAUSE_IDS.errors_body),
         Registered(Kind.PET_BODY, lambda _: _pet_body, SUCCESS),
         Registered(Kind.PET_LIST, lambda _: expect.pet_list, SUCCESS),
         Registered(Kind.PET, None, None, "it judges one animal inside a larger answer that the check chose"),
@@ -92,11 +92,11 @@ REGISTRY: dict[Kind, Registered] = {
         Registered(
             Kind.SAME_ANIMAL,
             None,
-            "list.item.same",
+            CLAUSE_IDS.list_item_same,
             "it compares an animal with the same id as another answer showed it",
         ),
-        Registered(Kind.BEARER_CHALLENGE, lambda _: _challenge_of_401, "auth.challenge"),
-        Registered(Kind.DEPRECATION_SCOPE, lambda _: expect.not_deprecated, "deprecation.scope"),
+        Registered(Kind.BEARER_CHALLENGE, lambda _: _challenge_of_401, CLAUSE_IDS.auth_challenge),
+        Registered(Kind.DEPRECATION_SCOPE, lambda _: expect.not_deprecated, CLAUSE_IDS.deprecation_scope),
         Registered(
             Kind.DEPRECATION_HEADER,
             None,
@@ -139,12 +139,12 @@ def clause_of(kind: Kind, operation: str, status: int | None) -> str | None:
     operationId) with ``status``; None when the kind is no universal check."""
     placed = REGISTRY[kind].clause
     if placed == SUCCESS:
-        return success_clause(operation) or "responses.documented"
+        return success_clause(operation) or CLAUSE_IDS.responses_documented
     if placed == DOCUMENTED:
         success = status is not None and 200 <= status < 300
         if (success or not success_shown(operation)) and success_clause(operation):
             return success_clause(operation)
-        return "responses.documented"
+        return CLAUSE_IDS.responses_documented
     return placed
 
 

@@ -38,6 +38,7 @@ from petstore_contract.core.records import (
     Violation,
     undecided,
 )
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.spec import animal_made as animal_made
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
@@ -119,7 +120,7 @@ def created_or_blocked(answer: Answer, clause: str) -> None:
     400, leaves ``clause`` undecided, blocked by create.created (which judges the create itself)."""
     if not created(answer):
         reason = f"POST /pets answered {answer.status} with no Pet, neither 201 nor a 400 Error"
-        raise undecided(clause, PRECONDITION, reason, blocked_by="create.created")
+        raise undecided(clause, PRECONDITION, reason, blocked_by=CLAUSE_IDS.create_created)
 
 
 def key_accepted(answer: Answer, expected: str = "the valid key accepted (§5.1)") -> None:

@@ -18,8 +18,9 @@ from typing import Any
 
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, TestRecord
+from petstore_contract.interface.clauses import CLAUSE_IDS
 
-CLAUSE = "create.id"
+CLAUSE = CLAUSE_IDS.create_id
 TEST = "(every create of the run): ids never handed out twice"
 SHOWN = 5  # ids handed out twice shown as findings (each with both creates); the count says the rest
 RESTART = 2  # ids handed out again from which the run names a store that forgot

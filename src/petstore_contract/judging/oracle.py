@@ -41,7 +41,7 @@ from urllib.parse import unquote, unquote_plus, urlsplit
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.core.redaction import Redactor
-from petstore_contract.interface.clauses import success_clause
+from petstore_contract.interface.clauses import CLAUSE_IDS, success_clause
 from petstore_contract.interface.document import CURRENT_OPERATIONS, INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.interface.silence import SILENCES, Placed, classify
 from petstore_contract.interface.spec import answer_schema, documented, operation_id
@@ -166,7 +166,7 @@ class Oracle:
         operation = operation_id(request.method or "GET", request.url or "")
         found: list[Finding] = []
         check = _checker(found, operation, answer.status)
-        check(Kind.DOCUMENTED_STATUS, lambda: _documented(answer, operation), "responses.documented")
+        check(Kind.DOCUMENTED_STATUS, lambda: _documented(answer, operation), CLAUSE_IDS.responses_documented)
         return found
 
     def _as_documented(self, answer: SeenAnswer, operation: str, check: Checker, found: list[Finding]) -> None:
@@ -218,18 +218,22 @@ class Oracle:
                 self._as_documented(answer, operation, check, found)
             return found
         if not placed.fits(status):
-            check(Kind.STATUS, lambda: _fitting(answer, placed), "responses.documented")
+            check(Kind.STATUS, lambda: _fitting(answer, placed), CLAUSE_IDS.responses_documented)
             return found
         if answer.seen.request.method == "HEAD":
             return found  # a HEAD answer carries no content (RFC 9110 §9.3.2): no Error body to judge
-        if check(Kind.ERROR_BODY, lambda: expect.error_body(answer), "errors.body"):
-            check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer), "json.content-type")
+        if check(Kind.ERROR_BODY, lambda: expect.error_body(answer), CLAUSE_IDS.errors_body):
+            check(Kind.JSON_MEDIA_TYPE, lambda: expect.json_media_type(answer), CLAUSE_IDS.json_content_type)
         if status == 401:
-            check(Kind.BEARER_CHALLENGE, lambda: expect.bearer_challenge(answer), "auth.challenge")
+            check(Kind.BEARER_CHALLENGE, lambda: expect.bearer_challenge(answer), CLAUSE_IDS.auth_challenge)
         return found
 
     def _credential_clause(self, request: Any, authorization: str | None) -> str:
-        return "auth.missing" if authorization is None and not self._key_elsewhere(request) else "auth.invalid"
+        return (
+            CLAUSE_IDS.auth_missing
+            if authorization is None and not self._key_elsewhere(request)
+            else CLAUSE_IDS.auth_invalid
+        )
 
     def _handed(self, answer: SeenAnswer) -> None:
         """An id a create answered, whichever part of the run sent it: ``ids.handed_twice`` holds them all."""
@@ -374,7 +378,7 @@ def _checker(found: list[Finding], operation: str, status: int) -> Checker:
         try:
             run()
         except Mismatch as mismatch:
-            clause = clause or clause_of(kind, operation, status) or "responses.documented"
+            clause = clause or clause_of(kind, operation, status) or CLAUSE_IDS.responses_documented
             found.append(_finding(clause, mismatch))
             return False
         return True

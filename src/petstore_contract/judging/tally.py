@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, TestRecord
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.spec import operation_id
 from petstore_contract.judging.oracle import TEST
 from petstore_contract.transport import COUNTERS_GLOB
@@ -39,14 +40,20 @@ def unreported(findings: list[Finding], records: list[TestRecord]) -> TestRecord
     # Operations that serve a request with no credential at all: there the key sent elsewhere (the query,
     # another header) is served for that reason, and auth.missing says so, as the auth tests judge it.
     every = [f for r in records for f in r.findings] + findings
-    served_bare = {_operation(f.exchange) for f in every if f.clause == "auth.missing" and f.exchange is not None}
+    served_bare = {
+        _operation(f.exchange) for f in every if f.clause == CLAUSE_IDS.auth_missing and f.exchange is not None
+    }
     kept: list[Finding] = []
     for finding in findings:
         if finding.exchange is None:
             continue
         if (_line(finding.exchange), finding.clause) in reported:
             continue
-        if finding.clause == "auth.invalid" and _bare(finding.exchange) and _operation(finding.exchange) in served_bare:
+        if (
+            finding.clause == CLAUSE_IDS.auth_invalid
+            and _bare(finding.exchange)
+            and _operation(finding.exchange) in served_bare
+        ):
             continue
         reported.add((_line(finding.exchange), finding.clause))
         kept.append(finding)

@@ -109,12 +109,22 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     (
         "--contract-max-body-bytes",
         "petstore_max_body",
-        {"type": int, "default": DEFAULT_MAX_BODY_BYTES, "metavar": "BYTES", "help": "read at most this much of an answer"},
+        {
+            "type": int,
+            "default": DEFAULT_MAX_BODY_BYTES,
+            "metavar": "BYTES",
+            "help": "read at most this much of an answer",
+        },
     ),
     (
         "--contract-circuit-breaker",
         "petstore_trip_after",
-        {"type": int, "default": DEFAULT_TRIP_AFTER, "metavar": "N", "help": "send nothing after N requests in a row got no answer"},
+        {
+            "type": int,
+            "default": DEFAULT_TRIP_AFTER,
+            "metavar": "N",
+            "help": "send nothing after N requests in a row got no answer",
+        },
     ),
     (
         "--contract-waivers",

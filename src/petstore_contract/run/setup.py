@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.judging import expect, store
 from petstore_contract.run import Run, looks, lookup, writeplan
@@ -345,7 +346,9 @@ def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) ->
         return seeded.own
     if read_only:
         raise undecided(clauses, EMPTY_STORE, "read-only run: the suite has no animals of its own to judge this by")
-    raise undecided(clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by="create.created")
+    raise undecided(
+        clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by=CLAUSE_IDS.create_created
+    )
 
 
 def _read_back(run: Run, seeded: Seeded) -> list[dict[str, Any]]:
