@@ -1,4 +1,4 @@
-"""One judging pipeline (judging/oracle.py), one check registry (judging/checks.py), one store model (judging/model.py).
+"""One judging pipeline (judging/pipeline.py), its checks declared once (judging/checks.py), one store model.
 
 - Every answer of a whole run is judged, set-up's included, in every process (``-n 2`` too): the
   pipeline's judgements against the requests the server itself counted.
@@ -22,7 +22,7 @@ from loopback import Counted
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.judging import checks as rejudge
-from petstore_contract.judging.oracle import TEST, Oracle
+from petstore_contract.judging.pipeline import TEST, Pipeline
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.transport import Observed
 
@@ -73,13 +73,13 @@ def _observed(method: str, path: str, status: int, body: Any, *, key: str | None
     )
 
 
-def _clauses(oracle: Oracle, seen: Observed) -> list[str]:
+def _clauses(oracle: Pipeline, seen: Observed) -> list[str]:
     oracle(seen)
     return [finding.clause for finding in oracle.findings]
 
 
-def _oracle() -> Oracle:
-    return Oracle(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
+def _oracle() -> Pipeline:
+    return Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
 
 
 PET = {"id": 7, "name": "Rex", "categoryId": 1, "status": "sold"}

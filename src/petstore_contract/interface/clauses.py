@@ -102,9 +102,9 @@ CLAUSE_IDS = _Clauses()
 CATCH_ALL = CLAUSE_IDS.generated_other
 
 
-def success_clause(operation: str) -> str | None:
+def success_clause(operation: str) -> ClauseId | None:
     """The clause that judges ``operation``'s success answer (an operationId), from clauses.toml."""
-    return next((c.id for c in registry().values() if c.operation == operation), None)
+    return next((ClauseId(c.id) for c in registry().values() if c.operation == operation), None)
 
 
 def section_markers() -> list[str]:

@@ -1,6 +1,6 @@
 """Ids handed out twice in one run: ``create.id`` over every 201 of POST /pets, whoever sent it.
 
-§2: "Unique identifier, assigned by the service on creation".  The pipeline (``oracle.py``) keeps the
+§2: "Unique identifier, assigned by the service on creation".  The pipeline (``pipeline.py``) keeps the
 id of every create the run saw answered 201 — set-up's, the tables', the generated cases', the
 stateful walks' — in every process; the controller holds them together here.  Two creates answered
 with one id are a violation of ``create.id`` shown with both exchanges: a service that recycles ids,

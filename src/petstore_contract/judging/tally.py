@@ -1,5 +1,5 @@
 """The pipeline of every exchange over the whole run: every process's tally merged, and the findings no
-test reported made into one record (``oracle.py`` judges; this module gathers what it judged).
+test reported made into one record (``pipeline.py`` judges; this module gathers what it judged).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, TestRecord
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.spec import operation_id
-from petstore_contract.judging.oracle import TEST
+from petstore_contract.judging.pipeline import TEST
 from petstore_contract.transport import COUNTERS_GLOB
 
 
@@ -22,7 +22,7 @@ def merge(directory: str | Path | None, own: dict[str, Any]) -> dict[str, Any]:
     if directory is not None:
         tallies = []
         for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
-            tally = json.loads(path.read_text(encoding="utf-8")).get("oracle")
+            tally = json.loads(path.read_text(encoding="utf-8")).get("pipeline")
             if isinstance(tally, dict):
                 tallies.append(tally)
     return {

@@ -98,7 +98,7 @@ class Finish:
         records = list(self.records.values())
         unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
         every = [*records, unreported] if unreported is not None else records
-        # Every exchange of every process was judged by the pipeline (oracle.py): what no test reported,
+        # Every exchange of every process was judged by the pipeline (pipeline.py): what no test reported,
         # and every id its creates were answered with, held together (``ids``).
         pipeline = self._pipeline()
         universal = tally.unreported(pipeline["findings"], every)
@@ -151,7 +151,7 @@ class Finish:
 
     def _pipeline(self) -> dict[str, Any]:
         """The pipeline's judgements and findings, every process's (from the files beside their counters)."""
-        return tally.merge(self.run.settings.shared_dir or None, self.run.oracle.to_dict())
+        return tally.merge(self.run.settings.shared_dir or None, self.run.pipeline.to_dict())
 
     def _reask_blocked(self, exitstatus: int) -> str:
         """Why no finding may be asked again ("" when they may)."""

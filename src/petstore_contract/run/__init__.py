@@ -34,7 +34,7 @@ from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENC
 from petstore_contract.defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_TRIP_AFTER
 from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from petstore_contract.interface.spec import spec_checksum
-from petstore_contract.judging import coverage, oracle
+from petstore_contract.judging import coverage, pipeline
 from petstore_contract.run import profiles
 from petstore_contract.run.api import Api, Row, answers_from_data, answers_to_data
 from petstore_contract.run.background import Background
@@ -94,10 +94,10 @@ class Run:
         self.coverage = coverage.Tally(api_key)
         self.transport.adapter.watchers.append(self.coverage)
         self.guard.tallies["coverage"] = self.coverage.to_dict
-        # Every answer judged by the checks that apply to it, whichever part of the run asked (oracle.py).
-        self.oracle = oracle.Oracle(api_key, self.redact, settings.run_id)
-        self.transport.adapter.watchers.append(self.oracle)
-        self.guard.tallies["oracle"] = self.oracle.to_dict
+        # Every answer judged by the checks that apply to it, whichever part of the run asked (pipeline.py).
+        self.pipeline = pipeline.Pipeline(api_key, self.redact, settings.run_id)
+        self.transport.adapter.watchers.append(self.pipeline)
+        self.guard.tallies["pipeline"] = self.pipeline.to_dict
         self.recorder = har.Recorder(settings.record_dir, self._scrub(api_key)) if settings.record_dir else None
         if self.recorder is not None:
             self.transport.adapter.watchers.append(self.recorder)
