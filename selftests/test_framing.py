@@ -111,9 +111,9 @@ def _seen(case: Case, answer: RawAnswer) -> Observed:
 
 
 def _pipeline(seen: Observed) -> list[str]:
-    oracle = Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
-    oracle(seen)
-    return sorted(finding.clause for finding in oracle.findings)
+    pipeline = Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
+    pipeline(seen)
+    return sorted(finding.clause for finding in pipeline.findings)
 
 
 def _label(value: Any) -> str:

@@ -104,9 +104,9 @@ def _seen(method: str, path: str, headers: dict[str, str], body: bytes | None, s
 
 
 def _findings(seen: Observed) -> list[str]:
-    oracle = Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
-    oracle(seen)
-    return sorted(finding.clause for finding in oracle.findings)
+    pipeline = Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
+    pipeline(seen)
+    return sorted(finding.clause for finding in pipeline.findings)
 
 
 VALID = {"Authorization": f"Bearer {KEY}"}
