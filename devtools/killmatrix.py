@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from devtools.catalog import FAULTS, UNJUDGEABLE, VARIANTS, catalog_app
 from devtools.launcher import Runner, SuiteRun, run_suite
 from devtools.suitehost import suite_hosts
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.reference import REFERENCE, BackgroundServer
 from petstore_contract.reference.variants import Variant
 
@@ -45,7 +46,7 @@ class Scenario:
 
 # Faults whose clause depends on what the store holds (list, identity) also run on the crowded
 # store; the others behave the same on any store.
-STORE_SENSITIVE = ("list.", "read.", "create.id", "create.reject.nothing-created", "stateful.")
+STORE_SENSITIVE = ("list.", "read.", CLAUSE_IDS.create_id, CLAUSE_IDS.create_reject_nothing_created, "stateful.")
 
 
 # The over-budget target answers each request a second late: a run's set-up alone is more than

@@ -26,7 +26,7 @@ from devtools.catalog import FAULTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, acceptable, run_catalog
 from devtools.launcher import SuiteRun
 from petstore_contract.core.records import DEPLOYMENT, STORE_TOO_LARGE
-from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.clauses import CLAUSE_IDS, registry
 
 # Clauses a fault may leave undecided beside its own, each with its reason (docs/judging-rules.md,
 # "One fault, one clause"): (fault, clause) -> why no client can decide the clause on that server.
@@ -40,13 +40,15 @@ NO_READ_200 = (
     "the Deprecation header of its 200 answers: there is none to read it on"
 )
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("auth_no_challenge", "auth.challenge.quiet"): NO_BEARER,
-    ("auth_basic_challenge", "auth.challenge.quiet"): NO_BEARER,
-    ("create_rejects_sold", "create.echo"): NO_SOLD + ", so no answer echoes a sold animal's fields",
-    ("create_rejects_sold", "list.status.found"): NO_SOLD + ", so it has no sold animal to look for on the sold page",
-    ("auth_read_rejects_valid_key", "read.deprecation"): NO_READ_200 + " (every read with the valid key is refused)",
-    ("read_forgets_pets", "read.deprecation"): NO_READ_200 + " (every read of an animal created answers 404)",
-    ("auth_missing_403", "auth.challenge.quiet"): (
+    ("auth_no_challenge", CLAUSE_IDS.auth_challenge_quiet): NO_BEARER,
+    ("auth_basic_challenge", CLAUSE_IDS.auth_challenge_quiet): NO_BEARER,
+    ("create_rejects_sold", CLAUSE_IDS.create_echo): NO_SOLD + ", so no answer echoes a sold animal's fields",
+    ("create_rejects_sold", CLAUSE_IDS.list_status_found): NO_SOLD
+    + ", so it has no sold animal to look for on the sold page",
+    ("auth_read_rejects_valid_key", CLAUSE_IDS.read_deprecation): NO_READ_200
+    + " (every read with the valid key is refused)",
+    ("read_forgets_pets", CLAUSE_IDS.read_deprecation): NO_READ_200 + " (every read of an animal created answers 404)",
+    ("auth_missing_403", CLAUSE_IDS.auth_challenge_quiet): (
         "the service answers every request without credentials 403: no 401 to a request without credentials "
         "carries a challenge, so the SHOULD about its error= parameter has none to read (a SHOULD: it never "
         "changes the verdict)"
@@ -60,42 +62,47 @@ NO_STATUS = "every listed item's status is upper-cased, no PetStatus (§2): no i
 EXCEPTIONS |= {
     ("list_wraps_array", clause): NO_ARRAY
     for clause in (
-        "list.limit.honoured",
-        "list.limit.fills",
-        "list.limit.default",
-        "list.limit.maximum",
-        "list.page.distinct",
-        "list.item.same",
-        "list.status.filter",
-        "list.status.found",
-        "list.found",
-        "create.reject.nothing-created",
+        CLAUSE_IDS.list_limit_honoured,
+        CLAUSE_IDS.list_limit_fills,
+        CLAUSE_IDS.list_limit_default,
+        CLAUSE_IDS.list_limit_maximum,
+        CLAUSE_IDS.list_page_distinct,
+        CLAUSE_IDS.list_item_same,
+        CLAUSE_IDS.list_status_filter,
+        CLAUSE_IDS.list_status_found,
+        CLAUSE_IDS.list_found,
+        CLAUSE_IDS.create_reject_nothing_created,
     )
 }
 EXCEPTIONS |= {
     ("list_item_id_string", clause): f"{NO_ID} is not shown"
     for clause in (
-        "list.item.same",
-        "list.status.found",
-        "list.found",
+        CLAUSE_IDS.list_item_same,
+        CLAUSE_IDS.list_status_found,
+        CLAUSE_IDS.list_found,
     )
 }
 NO_INT64 = "every id the service hands out is above 2^63-1, no int64 (§2): no listed item names an animal, so"
 EXCEPTIONS |= {
-    ("create_id_beyond_int64", "list.item.same"): f"{NO_INT64} none can be read alone to compare",
-    ("create_id_beyond_int64", "list.status.found"): f"{NO_INT64} which animals a status page lists is not shown",
-    ("create_id_beyond_int64", "list.found"): NO_INT64.replace(", so", ": no create answer is a Pet to look for"),
-    ("create_id_reused", "list.limit.maximum"): (
+    ("create_id_beyond_int64", CLAUSE_IDS.list_item_same): f"{NO_INT64} none can be read alone to compare",
+    (
+        "create_id_beyond_int64",
+        CLAUSE_IDS.list_status_found,
+    ): f"{NO_INT64} which animals a status page lists is not shown",
+    ("create_id_beyond_int64", CLAUSE_IDS.list_found): NO_INT64.replace(
+        ", so", ": no create answer is a Pet to look for"
+    ),
+    ("create_id_reused", CLAUSE_IDS.list_limit_maximum): (
         "the service hands out ids it handed out before: the store shows no 101 distinct animals, so no page could "
         "exceed 100"
     ),
-    ("create_ignores_status", "list.status.found"): (
+    ("create_ignores_status", CLAUSE_IDS.list_status_found): (
         "the service stores every animal sent with a status as available: the suite can make no pending or sold "
         "animal to look for on those pages"
     ),
 }
-EXCEPTIONS[("list_item_status_uppercase", "list.status.filter")] = f"{NO_STATUS} with the filter's"
-EXCEPTIONS[("create_ids_repeat_after_100", "list.limit.maximum")] = (
+EXCEPTIONS[("list_item_status_uppercase", CLAUSE_IDS.list_status_filter)] = f"{NO_STATUS} with the filter's"
+EXCEPTIONS[("create_ids_repeat_after_100", CLAUSE_IDS.list_limit_maximum)] = (
     "after 100 animals the service hands out the first ids again: the store shows no 101 distinct animals, so no "
     "page could exceed 100"
 )

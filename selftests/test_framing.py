@@ -6,7 +6,7 @@ the status HTTP defines for it and whatever body it has: 411 (RFC 9110 §15.5.12
 the chunked coding, 417 to the expectation (RFC 9110 §15.5.18).  Apache httpd with mod_wsgi's default
 answers its own HTML 411, which ``ErrorDocument`` cannot replace when the error pages are the application's.
 Each row is one answer, judged twice as a run judges it: by the rule (``judging/http_layer.py``, on
-``http.framing``) and by the pipeline of every exchange (``judging/oracle.py``): a refusal of the framing is
+``http.framing``) and by the pipeline of every exchange (``judging/pipeline.py``): a refusal of the framing is
 accepted by both whatever its body, before or after the key's check; a 401 is still the pipeline's to
 judge with its Error body; what would mislead a client (a 2xx, a redirect, a 5xx, another refusal, an answer
 cut off, an echo of the request and its key) is the rule's finding.
@@ -26,7 +26,7 @@ from petstore_contract.core.records import Exchange, Mismatch
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.silence import SILENCES, classify
 from petstore_contract.judging import http_layer
-from petstore_contract.judging.oracle import Oracle
+from petstore_contract.judging.pipeline import Pipeline
 from petstore_contract.transport import Observed
 from petstore_contract.transport.raw import RawAnswer
 from tests.test_http_layer import CASES, Case
@@ -111,9 +111,9 @@ def _seen(case: Case, answer: RawAnswer) -> Observed:
 
 
 def _pipeline(seen: Observed) -> list[str]:
-    oracle = Oracle(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
-    oracle(seen)
-    return sorted(finding.clause for finding in oracle.findings)
+    pipeline = Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
+    pipeline(seen)
+    return sorted(finding.clause for finding in pipeline.findings)
 
 
 def _label(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""One judging pipeline (judging/oracle.py), one check registry (judging/checks.py), one store model (judging/model.py).
+"""One judging pipeline (judging/pipeline.py), its checks declared once (judging/checks.py), one store model.
 
 - Every answer of a whole run is judged, set-up's included, in every process (``-n 2`` too): the
   pipeline's judgements against the requests the server itself counted.
@@ -22,7 +22,7 @@ from loopback import Counted
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.judging import checks as rejudge
-from petstore_contract.judging.oracle import TEST, Oracle
+from petstore_contract.judging.pipeline import TEST, Pipeline
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.transport import Observed
 
@@ -73,13 +73,13 @@ def _observed(method: str, path: str, status: int, body: Any, *, key: str | None
     )
 
 
-def _clauses(oracle: Oracle, seen: Observed) -> list[str]:
-    oracle(seen)
-    return [finding.clause for finding in oracle.findings]
+def _clauses(pipeline: Pipeline, seen: Observed) -> list[str]:
+    pipeline(seen)
+    return [finding.clause for finding in pipeline.findings]
 
 
-def _oracle() -> Oracle:
-    return Oracle(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
+def _pipeline() -> Pipeline:
+    return Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
 
 
 PET = {"id": 7, "name": "Rex", "categoryId": 1, "status": "sold"}
@@ -87,71 +87,71 @@ ERROR_401 = {"code": "unauthorized", "message": "no", "status": 401}
 
 
 def test_a_401_without_a_bearer_challenge_is_auth_challenge() -> None:
-    assert _clauses(_oracle(), _observed("GET", "/pets", 401, ERROR_401, key=None)) == ["auth.challenge"]
+    assert _clauses(_pipeline(), _observed("GET", "/pets", 401, ERROR_401, key=None)) == ["auth.challenge"]
 
 
 def test_a_401_with_its_challenge_says_nothing() -> None:
     seen = _observed("GET", "/pets", 401, ERROR_401, key=None, **{"www-authenticate": 'Bearer realm="x"'})
-    assert _clauses(_oracle(), seen) == []
+    assert _clauses(_pipeline(), seen) == []
 
 
 def test_an_answer_without_the_key_that_is_no_401_is_the_credential_clause_s() -> None:
-    assert _clauses(_oracle(), _observed("GET", "/pets", 403, ERROR_401, key="wrong")) == ["auth.invalid"]
-    assert _clauses(_oracle(), _observed("GET", "/pets", 200, [PET], key=None)) == ["auth.missing"]
+    assert _clauses(_pipeline(), _observed("GET", "/pets", 403, ERROR_401, key="wrong")) == ["auth.invalid"]
+    assert _clauses(_pipeline(), _observed("GET", "/pets", 200, [PET], key=None)) == ["auth.missing"]
 
 
 def test_a_plain_new_pet_refused_is_create_created_and_an_unusual_one_is_not() -> None:
     error = {"code": "bad", "message": "no", "status": 400}
     plain = ({"name": "pc-run1-own-0", "categoryId": 100, "status": "sold"}, error)
-    assert _clauses(_oracle(), _observed("POST", "/pets", 400, plain)) == ["create.created"]
+    assert _clauses(_pipeline(), _observed("POST", "/pets", 400, plain)) == ["create.created"]
     long_name = ({"name": "pc-run1-" + "x" * 60, "categoryId": 100}, error)
     unusual = ({"name": "pc-run1-\u00e9", "categoryId": 100}, error)
     huge = ({"name": "pc-run1-own-1", "categoryId": 2**53}, error)
     for body in (long_name, unusual, huge):
-        assert _clauses(_oracle(), _observed("POST", "/pets", 400, body)) == []
+        assert _clauses(_pipeline(), _observed("POST", "/pets", 400, body)) == []
 
 
 def test_shapes_media_type_and_deprecation_scope_each_on_its_clause() -> None:
-    assert _clauses(_oracle(), _observed("GET", "/pets", 200, {"items": [PET]})) == ["list.shape"]
-    assert _clauses(_oracle(), _observed("GET", "/pets/7", 200, {"id": "7"})) == ["read.found"]
+    assert _clauses(_pipeline(), _observed("GET", "/pets", 200, {"items": [PET]})) == ["list.shape"]
+    assert _clauses(_pipeline(), _observed("GET", "/pets/7", 200, {"id": "7"})) == ["read.found"]
     wrong = {"code": "x", "message": "y", "status": 400}
-    assert _clauses(_oracle(), _observed("GET", "/pets/7", 404, wrong)) == ["errors.body"]
+    assert _clauses(_pipeline(), _observed("GET", "/pets/7", 404, wrong)) == ["errors.body"]
     text = _observed("GET", "/pets", 200, [PET], **{"content-type": "text/plain"})
-    assert _clauses(_oracle(), text) == ["json.content-type"]
+    assert _clauses(_pipeline(), text) == ["json.content-type"]
     deprecated = _observed("GET", "/pets", 200, [PET], deprecation="@1")
-    assert _clauses(_oracle(), deprecated) == ["deprecation.scope"]
-    assert _clauses(_oracle(), _observed("GET", "/pets", 503, {})) == ["responses.documented"]
-    assert _clauses(_oracle(), _observed("GET", "/store/orders", 500, {})) == ["orders.available"]
+    assert _clauses(_pipeline(), deprecated) == ["deprecation.scope"]
+    assert _clauses(_pipeline(), _observed("GET", "/pets", 503, {})) == ["responses.documented"]
+    assert _clauses(_pipeline(), _observed("GET", "/store/orders", 500, {})) == ["orders.available"]
 
 
 def test_a_listed_animal_that_differs_from_its_read_is_list_item_same() -> None:
-    oracle = _oracle()
-    assert _clauses(oracle, _observed("GET", "/pets/7", 200, PET)) == []
-    assert _clauses(oracle, _observed("GET", "/pets", 200, [{**PET, "categoryId": 2}])) == ["list.item.same"]
+    pipeline = _pipeline()
+    assert _clauses(pipeline, _observed("GET", "/pets/7", 200, PET)) == []
+    assert _clauses(pipeline, _observed("GET", "/pets", 200, [{**PET, "categoryId": 2}])) == ["list.item.same"]
     # A status the service chose is fixed once shown; one answer that leaves it out says nothing.
-    quiet = _oracle()
+    quiet = _pipeline()
     assert _clauses(quiet, _observed("GET", "/pets/7", 200, {k: v for k, v in PET.items() if k != "status"})) == []
     assert _clauses(quiet, _observed("GET", "/pets", 200, [PET])) == []
 
 
 def test_a_read_of_an_id_that_is_no_int64_is_left_to_read_not_found() -> None:
     placeholder = {"id": 2**63, "name": "unknown", "categoryId": 0}
-    assert _clauses(_oracle(), _observed("GET", f"/pets/{2**63}", 200, placeholder)) == []
+    assert _clauses(_pipeline(), _observed("GET", f"/pets/{2**63}", 200, placeholder)) == []
 
 
 def test_an_animal_listed_then_read_as_absent_is_read_found() -> None:
-    oracle = _oracle()
-    oracle(_observed("GET", "/pets", 200, [PET]))
-    assert _clauses(oracle, _observed("GET", "/pets/7", 404, {"code": "n", "message": "m", "status": 404})) == [
+    pipeline = _pipeline()
+    pipeline(_observed("GET", "/pets", 200, [PET]))
+    assert _clauses(pipeline, _observed("GET", "/pets/7", 404, {"code": "n", "message": "m", "status": 404})) == [
         "read.found"
     ]
 
 
 def test_an_animal_made_from_accepted_invalid_data_is_left_to_its_rejection_clause() -> None:
-    oracle = _oracle()
+    pipeline = _pipeline()
     accepted = ({"name": "x", "categoryId": 1.5}, {**PET, "categoryId": 1.5})
-    assert _clauses(oracle, _observed("POST", "/pets", 201, accepted)) == []
-    assert _clauses(oracle, _observed("GET", "/pets", 200, [{**PET, "categoryId": 1.5}])) == []
+    assert _clauses(pipeline, _observed("POST", "/pets", 201, accepted)) == []
+    assert _clauses(pipeline, _observed("GET", "/pets", 200, [{**PET, "categoryId": 1.5}])) == []
 
 
 def test_every_kind_has_one_registry_entry_and_placements_come_from_the_sources() -> None:

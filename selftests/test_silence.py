@@ -22,7 +22,7 @@ from devtools.launcher import SuiteRun
 from hosted import run_hosted
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.silence import FITTING_4XX, SILENCES, classify
-from petstore_contract.judging.oracle import Oracle
+from petstore_contract.judging.pipeline import Pipeline
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.transport import Observed
 from tests.test_outside import OUTSIDE
@@ -104,9 +104,9 @@ def _seen(method: str, path: str, headers: dict[str, str], body: bytes | None, s
 
 
 def _findings(seen: Observed) -> list[str]:
-    oracle = Oracle(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
-    oracle(seen)
-    return sorted(finding.clause for finding in oracle.findings)
+    pipeline = Pipeline(KEY, Redactor(KEY, "PETSTORE_API_KEY"), "run1")
+    pipeline(seen)
+    return sorted(finding.clause for finding in pipeline.findings)
 
 
 VALID = {"Authorization": f"Bearer {KEY}"}

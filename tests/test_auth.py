@@ -15,6 +15,7 @@ from typing import Any, TypeGuard
 import pytest
 
 from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.silence import classify
 from petstore_contract.judging import expect, headers
 from petstore_contract.judging.expect import Judge, cut_short
@@ -58,26 +59,28 @@ class Credential:
 
 # Credentials §5.2-§5.3 say to refuse. {key} is the valid key; near misses are made from it (api.near_misses).
 REFUSED = {
-    "missing": Credential("auth.missing"),
-    "empty-token": Credential("auth.invalid", "Bearer "),
-    "scheme-only": Credential("auth.invalid", "Bearer"),
-    "wrong-key": Credential("auth.invalid", "Bearer {wrong_key}"),
-    "key-plus-char": Credential("auth.invalid", "Bearer {key}x"),
-    "key-minus-char": Credential("auth.invalid", "Bearer {key_prefix}"),
-    "key-prefix-half": Credential("auth.invalid", "Bearer {key_half}"),
-    "key-case-changed": Credential("auth.invalid", "Bearer {key_swapcase}"),
-    "key-twice": Credential("auth.invalid", "Bearer {key}{key}"),
-    "basic-scheme": Credential("auth.invalid", "Basic {key_b64}"),
-    "token-scheme": Credential("auth.invalid", "Token {key}"),
-    "no-scheme": Credential("auth.invalid", "{key}"),
+    "missing": Credential(CLAUSE_IDS.auth_missing),
+    "empty-token": Credential(CLAUSE_IDS.auth_invalid, "Bearer "),
+    "scheme-only": Credential(CLAUSE_IDS.auth_invalid, "Bearer"),
+    "wrong-key": Credential(CLAUSE_IDS.auth_invalid, "Bearer {wrong_key}"),
+    "key-plus-char": Credential(CLAUSE_IDS.auth_invalid, "Bearer {key}x"),
+    "key-minus-char": Credential(CLAUSE_IDS.auth_invalid, "Bearer {key_prefix}"),
+    "key-prefix-half": Credential(CLAUSE_IDS.auth_invalid, "Bearer {key_half}"),
+    "key-case-changed": Credential(CLAUSE_IDS.auth_invalid, "Bearer {key_swapcase}"),
+    "key-twice": Credential(CLAUSE_IDS.auth_invalid, "Bearer {key}{key}"),
+    "basic-scheme": Credential(CLAUSE_IDS.auth_invalid, "Basic {key_b64}"),
+    "token-scheme": Credential(CLAUSE_IDS.auth_invalid, "Token {key}"),
+    "no-scheme": Credential(CLAUSE_IDS.auth_invalid, "{key}"),
     # The key elsewhere than in the documented form is not the documented credential (§5.2).
-    "x-api-key-header": Credential("auth.invalid", None, (("X-API-Key", "{key}"),)),
-    "api-key-header": Credential("auth.invalid", None, (("Api-Key", "{key}"),)),
-    "key-in-query": Credential("auth.invalid", None, (), (("access_token", "{key}"), ("api_key", "{key}"))),
-    "wrong-key-and-key-in-query": Credential("auth.invalid", "Bearer {wrong_key}", (), (("api_key", "{key}"),)),
+    "x-api-key-header": Credential(CLAUSE_IDS.auth_invalid, None, (("X-API-Key", "{key}"),)),
+    "api-key-header": Credential(CLAUSE_IDS.auth_invalid, None, (("Api-Key", "{key}"),)),
+    "key-in-query": Credential(CLAUSE_IDS.auth_invalid, None, (), (("access_token", "{key}"), ("api_key", "{key}"))),
+    "wrong-key-and-key-in-query": Credential(
+        CLAUSE_IDS.auth_invalid, "Bearer {wrong_key}", (), (("api_key", "{key}"),)
+    ),
     # Header field names are case-insensitive (RFC 9110 §5.1; HTTP/2 sends them in lower case): a wrong key
     # under ``authorization`` is the same refused credential.
-    "wrong-key-lower-case-name": Credential("auth.invalid", None, (("authorization", "Bearer {wrong_key}"),)),
+    "wrong-key-lower-case-name": Credential(CLAUSE_IDS.auth_invalid, None, (("authorization", "Bearer {wrong_key}"),)),
 }
 # The valid key in the documented form (§5.2), and under the field name in lower case (RFC 9110 §5.1: "Field
 # names are case-insensitive"): the same credential, accepted on every operation.
@@ -187,27 +190,27 @@ def _cases() -> list[Any]:
     ]
 
 
-@pytest.mark.clause("auth.challenge", "auth.challenge.quiet", "errors.body")
+@pytest.mark.clause(CLAUSE_IDS.auth_challenge, CLAUSE_IDS.auth_challenge_quiet, CLAUSE_IDS.errors_body)
 @pytest.mark.parametrize(("row_id", "clause"), _cases())
 def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_id: str, clause: str) -> None:
     answer = refused[row_id]
-    if clause != "auth.missing":
-        judge.nothing_to_judge("auth.challenge.quiet")  # its rule is about requests without credentials
+    if clause != CLAUSE_IDS.auth_missing:
+        judge.nothing_to_judge(CLAUSE_IDS.auth_challenge_quiet)  # its rule is about requests without credentials
     if _cut(answer) and not _as_bare(refused, row_id):
         # An answer that never completed (RFC 9112 §6.3) is the credential clause's finding; with no whole
         # answer there is no challenge or Error body to read: those are the other rows' to decide.
         with judge(clause):
             raise answer.problem
-        _nothing_else(judge, "auth.challenge", "auth.challenge.quiet", "errors.body")
+        _nothing_else(judge, CLAUSE_IDS.auth_challenge, CLAUSE_IDS.auth_challenge_quiet, CLAUSE_IDS.errors_body)
         return
     if _as_bare(refused, row_id):
         # The operation answers a request without credentials otherwise than 401 (auth.missing's finding on
         # its own row), and this key elsewhere got that same answer: the server read no credential in it, so
         # whether it would take the key there is nothing this row can show; auth.invalid is decided on the
         # rows whose operation refuses a request without credentials with 401.
-        _nothing_else(judge, clause, "auth.challenge", "auth.challenge.quiet")
+        _nothing_else(judge, clause, CLAUSE_IDS.auth_challenge, CLAUSE_IDS.auth_challenge_quiet)
         if _cut(answer):
-            judge.nothing_to_judge("errors.body")  # no whole answer to read
+            judge.nothing_to_judge(CLAUSE_IDS.errors_body)  # no whole answer to read
         else:
             judge.error_body(answer)
         return
@@ -216,32 +219,32 @@ def test_refused_credential_gets_401(refused: dict[str, Row], judge: Judge, row_
         # A path that names nothing the document describes (``/pets/abc``): a router may answer it before
         # any key is read, with a 404 or 400 Error, as it answers any path it does not hold (RFC 9110
         # §15.5.5); no animal is revealed.  Its Error body is still §7's.
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
-        _nothing_else(judge, clause, "auth.challenge", "auth.challenge.quiet")
+        _nothing_else(judge, clause, CLAUSE_IDS.auth_challenge, CLAUSE_IDS.auth_challenge_quiet)
         return
     with judge(clause):
         expect.status(answer, 401)
     if answer.status != 401:
         # No 401 (the credential clause's finding), so no challenge to read; a refusal with another status
         # (a 400, a 403) still carries §7's Error body, an answer that is no refusal carries none.
-        _nothing_else(judge, "auth.challenge", "auth.challenge.quiet")
+        _nothing_else(judge, CLAUSE_IDS.auth_challenge, CLAUSE_IDS.auth_challenge_quiet)
         judge.error_body(answer)
         return
-    with judge("auth.challenge"):
+    with judge(CLAUSE_IDS.auth_challenge):
         expect.bearer_challenge(answer)
-    with judge("errors.body"):
+    with judge(CLAUSE_IDS.errors_body):
         expect.error_body(answer)
-    with judge("json.content-type"):
+    with judge(CLAUSE_IDS.json_content_type):
         expect.json_media_type(answer)
     challenge = answer.headers.get("www-authenticate") or ""
     if "bearer" not in headers.challenge_schemes(challenge):
         # A 401 without a Bearer challenge (auth.challenge's finding): the quiet challenge's rule has
         # nothing here to apply to.
-        judge.nothing_to_judge("auth.challenge.quiet")
-    elif clause == "auth.missing":
+        judge.nothing_to_judge(CLAUSE_IDS.auth_challenge_quiet)
+    elif clause == CLAUSE_IDS.auth_missing:
         # Judged only on a Bearer challenge: a 401 without one is auth.challenge's to judge, not a quiet one.
-        with judge("auth.challenge.quiet"):
+        with judge(CLAUSE_IDS.auth_challenge_quiet):
             if "error=" in challenge:
                 judge.warnings.append(
                     "a 401 to a request without credentials names an error code (RFC 6750 §3.1 SHOULD NOT)"
@@ -290,7 +293,7 @@ def accepted(run: Run, seeded: Seeded) -> dict[str, Row]:
     return ahead.answers(run, "accepted", seeded)
 
 
-@pytest.mark.clause("auth.accepted")
+@pytest.mark.clause(CLAUSE_IDS.auth_accepted)
 @pytest.mark.parametrize(
     "operation",
     [
@@ -301,7 +304,7 @@ def accepted(run: Run, seeded: Seeded) -> dict[str, Row]:
 )
 def test_valid_key_is_accepted(accepted: dict[str, Row], judge: Judge, operation: str) -> None:
     answer = accepted[operation]
-    with judge("auth.accepted"):
+    with judge(CLAUSE_IDS.auth_accepted):
         expect.key_accepted(answer)
 
 
@@ -326,7 +329,7 @@ def schemes(run: Run, seeded: Seeded) -> dict[str, Row]:
     return ahead.answers(run, "schemes", seeded)
 
 
-@pytest.mark.clause("auth.scheme-case")
+@pytest.mark.clause(CLAUSE_IDS.auth_scheme_case)
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_scheme_name_is_case_insensitive(
     schemes: dict[str, Row], accepted: dict[str, Row], judge: Judge, scheme: str
@@ -335,7 +338,7 @@ def test_scheme_name_is_case_insensitive(
     if operation is None:
         paths = " and ".join(f"GET {path}" for path in SCHEME_OPERATIONS.values())
         reason = f"{paths} refused the valid key in its documented form"
-        raise undecided("auth.scheme-case", PRECONDITION, reason, blocked_by="auth.accepted")
+        raise undecided(CLAUSE_IDS.auth_scheme_case, PRECONDITION, reason, blocked_by=CLAUSE_IDS.auth_accepted)
     answer = schemes[f"{operation}-{scheme}"]
-    with judge("auth.scheme-case"):
+    with judge(CLAUSE_IDS.auth_scheme_case):
         expect.key_accepted(answer, f"the key accepted under the scheme {scheme!r}")

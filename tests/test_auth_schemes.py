@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect
 from petstore_contract.judging.expect import Judge
 from petstore_contract.run import Run, ahead
@@ -67,7 +68,7 @@ def other_schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
     return ahead.answers(run, "other_schemes", seeded)
 
 
-@pytest.mark.clause("auth.invalid")
+@pytest.mark.clause(CLAUSE_IDS.auth_invalid)
 @pytest.mark.parametrize(
     "row",
     [
@@ -77,5 +78,5 @@ def other_schemes(run: Run, seeded: Seeded) -> dict[str, Answer]:
     ],
 )
 def test_key_under_another_scheme_is_refused(other_schemes: dict[str, Answer], judge: Judge, row: str) -> None:
-    with judge("auth.invalid"):
+    with judge(CLAUSE_IDS.auth_invalid):
         expect.status(other_schemes[row], 401)

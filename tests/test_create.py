@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import PRECONDITION, Mismatch, undecided
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
 from petstore_contract.interface.silence import classify
 from petstore_contract.interface.spec import schema_errors
@@ -70,29 +71,29 @@ def sent(run: Run, seeded: Seeded) -> tuple[dict[str, Row], dict[str, Any]]:
 
 
 def _judge_created(judge: Judge, answer: Answer, sent: dict[str, Any]) -> dict[str, Any] | None:
-    with judge("create.created"):
+    with judge(CLAUSE_IDS.create_created):
         expect.status(answer, 201)
     if not expect.created(answer):
         return None
     # A 201, or another 2xx whose body is a Pet with its id (the status is create.created's violation,
     # found above): the animal exists, and the rest of the answer is judged as a 201's would be.
-    with judge("json.content-type"):
+    with judge(CLAUSE_IDS.json_content_type):
         expect.json_media_type(answer)
     created = None
-    with judge("create.created"):
+    with judge(CLAUSE_IDS.create_created):
         created = expect.pet(expect.parse_json(answer), "the created animal", answer.exchange)
     if created is not None:
-        with judge("create.echo"):
+        with judge(CLAUSE_IDS.create_echo):
             expect.same_fields(sent, created, "the created animal", answer.exchange)
     return created
 
 
-@pytest.mark.clause("create.created", "create.echo", "deprecation.scope")
+@pytest.mark.clause(CLAUSE_IDS.create_created, CLAUSE_IDS.create_echo, CLAUSE_IDS.deprecation_scope)
 @pytest.mark.parametrize("name", PLAIN)
 def test_plain_new_pet_is_created_and_echoed(sent: Sent, judge: Judge, seeded: Seeded, name: str) -> None:
     answer, body = _plain(sent, seeded, name)
     _judge_created(judge, answer, body)
-    with judge("deprecation.scope"):  # §9.3 marks only GET /pets/{petId} deprecated
+    with judge(CLAUSE_IDS.deprecation_scope):  # §9.3 marks only GET /pets/{petId} deprecated
         expect.not_deprecated(answer)
 
 
@@ -104,11 +105,16 @@ def _plain(sent: Sent, seeded: Seeded, status: str) -> tuple[Row, dict[str, Any]
     own = seeded.own_answers.get(status)
     if own is None:
         reason = seeded.problem or f"set-up created no {status} animal"
-        raise undecided(("create.created", "create.echo"), PRECONDITION, reason, blocked_by="create.created")
+        raise undecided(
+            (CLAUSE_IDS.create_created, CLAUSE_IDS.create_echo),
+            PRECONDITION,
+            reason,
+            blocked_by=CLAUSE_IDS.create_created,
+        )
     return answers_from_data({"own": own})["own"], own["sent"]
 
 
-@pytest.mark.clause("create.echo")
+@pytest.mark.clause(CLAUSE_IDS.create_echo)
 @pytest.mark.parametrize("name", OPEN)
 def test_open_body_is_echoed_or_rejected(sent: Sent, judge: Judge, name: str) -> None:
     answers, bodies = sent
@@ -123,20 +129,20 @@ def test_open_body_is_echoed_or_rejected(sent: Sent, judge: Judge, name: str) ->
         "POST", answer.exchange.url, dict(answer.exchange.request_headers), json.dumps(body, ensure_ascii=False)
     )
     if answer.status == 400 or (answer.status >= 400 and placed.fits(answer.status)):
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
         return
     if answer.status != 201:
         # A valid body (its values within what §2 allows): 201 or a 400 Error (§4.2), or what HTTP fits.
-        with judge("responses.documented"):
+        with judge(CLAUSE_IDS.responses_documented):
             expect.status(answer, 201, 400, *(placed.silence.statuses if placed.silence else ()))
-    if expect.made_nothing(judge, answer, "create.echo"):
+    if expect.made_nothing(judge, answer, CLAUSE_IDS.create_echo):
         return
-    with judge("create.echo"):
+    with judge(CLAUSE_IDS.create_echo):
         expect.same_fields(body, expect.parse_json(answer), "the created animal", answer.exchange)
 
 
-@pytest.mark.clause("create.id")
+@pytest.mark.clause(CLAUSE_IDS.create_id)
 def test_ids_are_int64_and_never_repeat(sent: Sent, judge: Judge, seeded: Any) -> None:
     """§2 "Unique identifier, assigned by the service on creation": a new animal's id was never handed
     out before in the run, and is no id of an animal the store listed before the run's first write
@@ -151,14 +157,16 @@ def test_ids_are_int64_and_never_repeat(sent: Sent, judge: Judge, seeded: Any) -
     judged = {str((created_pet(a) or {}).get("id")) for a in created}
     ids: dict[Any, Answer] = {int(pet_id): None for pet_id in seeded.sent if pet_id not in judged}  # type: ignore[misc]
     if not created:
-        raise undecided("create.id", PRECONDITION, "POST /pets created nothing", blocked_by="create.created")
-    with judge("create.id"):
+        raise undecided(
+            CLAUSE_IDS.create_id, PRECONDITION, "POST /pets created nothing", blocked_by=CLAUSE_IDS.create_created
+        )
+    with judge(CLAUSE_IDS.create_id):
         reused = sorted(int(pet_id) for pet_id in seeded.sent if int(pet_id) in existing)
         if reused or seeded.repeated:
             why = f"id {reused[0]} of an animal listed before" if reused else f"id {seeded.repeated[0]} twice"
             raise Mismatch("set-up's new animals each given a new id", f"POST /pets handed out {why}")
     for answer in created:
-        with judge("create.id"):
+        with judge(CLAUSE_IDS.create_id):
             pet_id = expect.parse_json(answer).get("id")
             if type(pet_id) is not int or not INT64_MIN <= pet_id <= INT64_MAX:
                 raise Mismatch("an int64 id", f"id {expect.short(pet_id)}", answer.exchange)
@@ -168,7 +176,7 @@ def test_ids_are_int64_and_never_repeat(sent: Sent, judge: Judge, seeded: Any) -
             ids[pet_id] = answer
 
 
-@pytest.mark.clause("read.found")
+@pytest.mark.clause(CLAUSE_IDS.read_found)
 def test_created_animal_reads_back_as_it_was_echoed(sent: Sent, judge: Judge) -> None:
     """Each animal the create table added, read back by its id, holds every field its 201 echoed as
     sent (a store that keeps less than it echoes, e.g. names in a Latin-1 column, shows on the read);
@@ -181,7 +189,7 @@ def test_created_animal_reads_back_as_it_was_echoed(sent: Sent, judge: Judge) ->
         expected = {"id": pet["id"]} | {
             name: value for name, value in body.items() if name in pet and _same(pet[name], value)
         }
-        with judge("read.found"):
+        with judge(CLAUSE_IDS.read_found):
             expect.status(read, 200)
             got = expect.pet(expect.parse_json(read), "the animal read back", read.exchange)
             expect.same_fields(expected, got, f"GET /pets/{pet['id']}", read.exchange)
@@ -191,12 +199,12 @@ def _same(echoed: Any, sent: Any) -> bool:
     return bool(echoed == sent and type(echoed) is type(sent))
 
 
-@pytest.mark.clause("create.id.assigned")
+@pytest.mark.clause(CLAUSE_IDS.create_id_assigned)
 def test_client_supplied_id_is_ignored_or_rejected(sent: Sent, judge: Judge) -> None:
     answer = sent[0]["client-id"]
-    if answer.status != 400 and expect.made_nothing(judge, answer, "create.id.assigned"):
+    if answer.status != 400 and expect.made_nothing(judge, answer, CLAUSE_IDS.create_id_assigned):
         return
-    with judge("create.id.assigned"):
+    with judge(CLAUSE_IDS.create_id_assigned):
         if answer.status == 400:
             expect.error_body(answer)
             return
@@ -207,7 +215,7 @@ def test_client_supplied_id_is_ignored_or_rejected(sent: Sent, judge: Judge) -> 
             )
 
 
-@pytest.mark.clause("create.id.assigned")
+@pytest.mark.clause(CLAUSE_IDS.create_id_assigned)
 def test_an_id_the_suite_holds_replaces_no_animal(
     sent: Sent, judge: Judge, reads: list[tuple[dict[str, Any], Row]]
 ) -> None:
@@ -216,13 +224,15 @@ def test_an_id_the_suite_holds_replaces_no_animal(
     or refused (400 Error); either way the animal that holds that id reads back as it was created."""
     answer = sent[0].get("client-held-id")
     if answer is None:
-        raise undecided("create.id.assigned", PRECONDITION, "set-up created no animal to hold", "create.created")
+        raise undecided(
+            CLAUSE_IDS.create_id_assigned, PRECONDITION, "set-up created no animal to hold", CLAUSE_IDS.create_created
+        )
     held = sent[1]["client-held-id"]["id"]
     if answer.status == 400:
-        with judge("create.id.assigned"):
+        with judge(CLAUSE_IDS.create_id_assigned):
             expect.error_body(answer)
-    elif not expect.made_nothing(judge, answer, "create.id.assigned"):
-        with judge("create.id.assigned"):
+    elif not expect.made_nothing(judge, answer, CLAUSE_IDS.create_id_assigned):
+        with judge(CLAUSE_IDS.create_id_assigned):
             got = expect.parse_json(answer)
             pet_id = got.get("id") if isinstance(got, dict) else None
             # The client's id kept is this clause's; another id handed out again is create.id's, judged
@@ -239,7 +249,7 @@ def test_an_id_the_suite_holds_replaces_no_animal(
     for pet, read in reads:
         if pet.get("id") != held or not isinstance(read, Answer) or read.status != 200:
             continue  # read.found judges a read that finds nothing
-        with judge("create.id.assigned"):
+        with judge(CLAUSE_IDS.create_id_assigned):
             shown = expect.parse_json(read)
             replaced = isinstance(shown, dict) and shown.get("id") == held and shown.get("name") == name
             if replaced and pet.get("name") != name:
@@ -250,7 +260,7 @@ def test_an_id_the_suite_holds_replaces_no_animal(
                 )
 
 
-@pytest.mark.clause("create.default-status")
+@pytest.mark.clause(CLAUSE_IDS.create_default_status)
 def test_a_member_named_otherwise_sets_no_status(sent: Sent, judge: Judge) -> None:
     """JSON member names are exact strings (RFC 8259 §4, §8.3: compared code unit by code unit): a body
     whose status is under "STATUS" omits status, and gets what an omitted status gets (§3: not shown, but
@@ -259,13 +269,13 @@ def test_a_member_named_otherwise_sets_no_status(sent: Sent, judge: Judge) -> No
     if answer is None or plain is None:
         pytest.skip("not sent: set-up's plan of writes did not run")
     if answer.status == 400:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
         return
     if not (expect.created(answer) and expect.created(plain)):
         why = f"POST /pets answered {answer.status} and {plain.status}, not both an animal created"
-        raise undecided("create.default-status", PRECONDITION, why, "create.created")
-    with judge("create.default-status"):
+        raise undecided(CLAUSE_IDS.create_default_status, PRECONDITION, why, CLAUSE_IDS.create_created)
+    with judge(CLAUSE_IDS.create_default_status):
         got, default = expect.parse_json(answer), expect.parse_json(plain)
         taken = got.get("status") if isinstance(got, dict) else None
         omitted = default.get("status") if isinstance(default, dict) else None
@@ -277,13 +287,13 @@ def test_a_member_named_otherwise_sets_no_status(sent: Sent, judge: Judge) -> No
             )
 
 
-@pytest.mark.clause("create.default-status")
+@pytest.mark.clause(CLAUSE_IDS.create_default_status)
 def test_omitted_status_is_absent_or_a_pet_status(sent: Sent, judge: Judge) -> None:
     answer = sent[0]["no-status"]
     if not expect.created(answer):
         why = f"POST /pets answered {answer.status} with no animal created"
-        raise undecided("create.default-status", PRECONDITION, why, "create.created")
-    with judge("create.default-status"):
+        raise undecided(CLAUSE_IDS.create_default_status, PRECONDITION, why, CLAUSE_IDS.create_created)
+    with judge(CLAUSE_IDS.create_default_status):
         pet = expect.parse_json(answer)
         if isinstance(pet, dict) and "status" in pet and pet["status"] not in store.STATUSES:
             raise Mismatch("no status or one of available, pending, sold", f"status {pet['status']!r}", answer.exchange)
@@ -303,34 +313,34 @@ def test_invalid_new_pet_is_rejected(sent: Sent, judge: Judge, clause: str, name
     with judge(clause):
         expect.status(answer, 400)
     if answer.status == 400:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
 
 
-@pytest.mark.clause("create.reject.json")
+@pytest.mark.clause(CLAUSE_IDS.create_reject_json)
 @pytest.mark.parametrize("name", REJECTED_RAW)
 def test_body_that_is_not_a_json_object_is_rejected(sent: Sent, judge: Judge, name: str) -> None:
     answer = sent[0][f"raw-{name}"]
-    with judge("create.reject.json"):
+    with judge(CLAUSE_IDS.create_reject_json):
         expect.status(answer, 400)
     if answer.status == 400:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
 
 
-@pytest.mark.clause("create.reject.json")
+@pytest.mark.clause(CLAUSE_IDS.create_reject_json)
 @pytest.mark.parametrize("name", writeplan.NOT_UTF8)
 def test_a_name_that_is_not_utf8_gets_no_server_error(sent: Sent, judge: Judge, name: str) -> None:
     """RFC 8259 §8.1 (JSON text is UTF-8), §9 (a parser "MAY accept non-JSON forms"): refused with a 4xx
     Error, or taken as the service reads it (201 and a Pet); a 5xx is the service failing on what it was
     sent (§7, RFC 9110 §15.6)."""
     answer = sent[0][f"raw-{name}"]
-    with judge("create.reject.json"):
+    with judge(CLAUSE_IDS.create_reject_json):
         expect.no_server_error(answer)
         if answer.status == 201:
             expect.pet(expect.parse_json(answer), "the created animal", answer.exchange)
         elif not 400 <= answer.status < 500:
             expect.status(answer, 201, 400)
     if 400 <= answer.status < 500:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)

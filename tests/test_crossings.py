@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Mismatch
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.silence import SILENCES
 from petstore_contract.judging import expect
 from petstore_contract.judging.expect import Judge
@@ -88,7 +89,7 @@ def aliases(run: Run, seeded: Seeded) -> dict[str, Row]:
     return ahead.answers(run, "aliases", seeded)
 
 
-@pytest.mark.clause("read.not-found", "errors.body")
+@pytest.mark.clause(CLAUSE_IDS.read_not_found, CLAUSE_IDS.errors_body)
 def test_an_id_reaches_its_animal_only_as_itself(aliases: dict[str, Row], judge: Judge, seeded: Seeded) -> None:
     """Built from ids the store holds at that moment: a spelling that is not the int64 N never answers
     animal N; it gets a 404 or a 400 Error (a spelling that is no int64 names nothing the document
@@ -99,7 +100,7 @@ def test_an_id_reaches_its_animal_only_as_itself(aliases: dict[str, Row], judge:
     for key, answer in aliases.items():
         pet_id, _, spelling = key.partition("-")
         asked = ALIASES[spelling](int(pet_id))
-        with judge("read.not-found"):
+        with judge(CLAUSE_IDS.read_not_found):
             if answer.status == 200:
                 got = expect.parse_json(answer)
                 shown = got.get("id") if isinstance(got, dict) else None
@@ -184,25 +185,25 @@ def _same_value(got: Any, wanted: Any) -> bool:
 
 
 @pytest.mark.writes
-@pytest.mark.clause("create.echo", "read.found", "create.reject.types")
+@pytest.mark.clause(CLAUSE_IDS.create_echo, CLAUSE_IDS.read_found, CLAUSE_IDS.create_reject_types)
 @pytest.mark.parametrize("key", SPELLINGS)
 def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, judge: Judge, key: str) -> None:
     answer = spellings[key]
     if answer.status == 400:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
         return
     if 400 < answer.status < 500 and answer.status not in (401, 403, 429):
         # A JSON body (within the document) the service will not take gets 400 (§4.2), not 415 or 422.
-        with judge("create.reject.types"):
+        with judge(CLAUSE_IDS.create_reject_types):
             expect.status(answer, 400)
         return
-    if expect.made_nothing(judge, answer, "create.echo"):
+    if expect.made_nothing(judge, answer, CLAUSE_IDS.create_echo):
         return
     expected = _spelled(run)[key][1]
     echoed = expect.parse_json(answer)
     read = spellings.get(f"read-{key}")
-    with judge("create.echo"):
+    with judge(CLAUSE_IDS.create_echo):
         if not isinstance(echoed, dict):
             raise Mismatch("the created animal", expect.short(echoed), answer.exchange)
         if key == "repeated-key":  # either value, but one: the value it took is the value it keeps
@@ -219,7 +220,7 @@ def test_one_value_however_json_spells_it(spellings: dict[str, Row], run: Run, j
         # (read.found, as the create tests read back what they created); a field the echo already changed
         # is create.echo's, judged above.
         kept = {f: echoed[f] for f, v in expected.items() if f in echoed and _same_value(echoed[f], v)}
-        with judge("read.found"):
+        with judge(CLAUSE_IDS.read_found):
             stored = expect.parse_json(read)
             for field, value in kept.items():
                 if not isinstance(stored, dict) or not _same_value(stored.get(field), value):
@@ -264,7 +265,7 @@ def big_bodies(run: Run, seeded: Seeded) -> dict[str, Row]:
 
 
 @pytest.mark.writes
-@pytest.mark.clause("create.reject.required", "errors.body")
+@pytest.mark.clause(CLAUSE_IDS.create_reject_required, CLAUSE_IDS.errors_body)
 @pytest.mark.parametrize("key", BIG_BODIES)
 def test_a_body_past_a_size_default_is_refused_with_the_error_body(
     big_bodies: dict[str, Row], judge: Judge, key: str
@@ -272,6 +273,6 @@ def test_a_body_past_a_size_default_is_refused_with_the_error_body(
     if key not in big_bodies:
         pytest.skip("not sent to a crowded store: a faulty service would keep megabytes on a shared store's pages")
     answer = big_bodies[key]
-    with judge("create.reject.required"):
+    with judge(CLAUSE_IDS.create_reject_required):
         expect.status(answer, *SILENCES["too-large"].statuses)
     judge.error_body(answer)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from schemathesis import GenerationMode
 
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.run import current_run
 
 # The parts of set-up's plan of writes these tests judge (``selection.needed_writes``): generated cases create and
@@ -24,7 +25,9 @@ _run = current_run()
 positive = _run.cases.schema(GenerationMode.POSITIVE)
 negative = _run.cases.schema(GenerationMode.NEGATIVE)
 
-CLAUSES = pytest.mark.clause("responses.documented", "json.content-type", "auth.challenge", "errors.body")
+CLAUSES = pytest.mark.clause(
+    CLAUSE_IDS.responses_documented, CLAUSE_IDS.json_content_type, CLAUSE_IDS.auth_challenge, CLAUSE_IDS.errors_body
+)
 
 
 @pytest.mark.generated

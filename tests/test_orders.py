@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from petstore_contract.core.records import Mismatch
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect
 from petstore_contract.judging.expect import Judge
 from petstore_contract.run import Run, ahead
@@ -32,16 +33,16 @@ def orders(run: Run, seeded: Seeded) -> dict[str, Row]:
     return ahead.answers(run, "orders", seeded)
 
 
-@pytest.mark.clause("orders.available")
+@pytest.mark.clause(CLAUSE_IDS.orders_available)
 def test_orders_answer_an_authorised_client(orders: dict[str, Row], judge: Judge) -> None:
     answer = orders["orders"]
-    with judge("orders.available"):
+    with judge(CLAUSE_IDS.orders_available):
         if answer.status == 404:
             raise Mismatch("the operation to exist (§4.4)", "HTTP 404", answer.exchange)
         expect.no_server_error(answer)
     if 400 <= answer.status < 500 and answer.status not in (401, 403, 404):
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
     if 200 <= answer.status < 300 and answer.body:
-        with judge("json.content-type"):
+        with judge(CLAUSE_IDS.json_content_type):
             expect.json_media_type(answer)

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Mismatch
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.silence import SILENCES, Placed
 from petstore_contract.judging import expect
 from petstore_contract.judging.expect import Judge
@@ -91,7 +92,7 @@ def _cases() -> list[Any]:
     return [pytest.param(key, id=key, marks=[pytest.mark.writes] * row.writes) for key, row in OUTSIDE.items()]
 
 
-@pytest.mark.clause("responses.documented", "errors.body")
+@pytest.mark.clause(CLAUSE_IDS.responses_documented, CLAUSE_IDS.errors_body)
 @pytest.mark.parametrize("key", _cases())
 def test_a_request_outside_the_document_gets_an_answer_http_allows(
     outside: dict[str, Row], judge: Judge, key: str
@@ -99,7 +100,7 @@ def test_a_request_outside_the_document_gets_an_answer_http_allows(
     answer, silence = outside[key], SILENCES[OUTSIDE[key].kind]
     # Placed as sent (a redirect the transport followed, e.g. from /pets/ to /pets, does not move it).
     placed = Placed(silence, key.replace("-", " "))
-    with judge("responses.documented"):
+    with judge(CLAUSE_IDS.responses_documented):
         expect.no_server_error(answer)
         if 200 <= answer.status < 300:
             return  # served as the document's operation: the pipeline judges that answer as its own
@@ -108,5 +109,5 @@ def test_a_request_outside_the_document_gets_an_answer_http_allows(
             expected = f"a 2xx as the document says, or {wanted} with an Error body ({placed.why})"
             raise Mismatch(expected, f"HTTP {answer.status} with {expect.body_of(answer)}", answer.exchange)
     if answer.status >= 400:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)

@@ -19,6 +19,7 @@ from petstore_contract.core.records import (
     Note,
     undecided,
 )
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import STATUSES, SUNSET_DATE
 from petstore_contract.interface.silence import SILENCES
 from petstore_contract.interface.spec import schema_errors
@@ -65,12 +66,12 @@ def twins(run: Run, seeded: Seeded) -> dict[str, Row]:
 
 
 @pytest.mark.writes
-@pytest.mark.clause("read.found")
+@pytest.mark.clause(CLAUSE_IDS.read_found)
 def test_an_id_names_one_animal_when_names_repeat(twins: dict[str, Row], run: Run, judge: Judge) -> None:
     """An id names one animal: a service that accepts a name twice (§2 leaves name rules open, so it
     may refuse the second) reads each animal back by its own id, not by its name."""
     if not all(key in twins for key in TWINS):
-        raise undecided("read.found", EMPTY_STORE, "read-only run: the suite created no twins")
+        raise undecided(CLAUSE_IDS.read_found, EMPTY_STORE, "read-only run: the suite created no twins")
     created = {key: created_pet(twins[key]) for key in TWINS}
     if None in created.values():
         return  # a name refused the second time (or nothing created: create.created judges that)
@@ -78,28 +79,28 @@ def test_an_id_names_one_animal_when_names_repeat(twins: dict[str, Row], run: Ru
         # As the service created it (its echo is create.echo's to judge), so far as both twins differ.
         expected = {k: pet[k] for k in ("id", "name", "categoryId", "status") if k in pet}
         answer = twins[f"read-{key}"]
-        with judge("read.found"):
+        with judge(CLAUSE_IDS.read_found):
             expect.status(answer, 200)
             got = expect.pet(expect.parse_json(answer), "the animal read back", answer.exchange)
             expect.same_fields(expected, got, f"GET /pets/{expected['id']}", answer.exchange)
 
 
-@pytest.mark.clause("read.found")
+@pytest.mark.clause(CLAUSE_IDS.read_found)
 def test_each_animal_reads_back_exactly(
     reads: list[tuple[dict[str, Any], Row]], judge: Judge, seeded: Seeded, read_only: bool
 ) -> None:
-    _one_read(reads, seeded, "read.found", read_only)
+    _one_read(reads, seeded, CLAUSE_IDS.read_found, read_only)
     for pet, answer in reads:
-        with judge("read.found"):
+        with judge(CLAUSE_IDS.read_found):
             expect.status(answer, 200)
             got = expect.pet(expect.parse_json(answer), "the animal read back", answer.exchange)
             expected = {k: pet[k] for k in ("id", "name", "categoryId", "status") if k in pet}
             expect.same_fields(expected, got, f"GET /pets/{pet['id']}", answer.exchange)
-        with judge("json.content-type"):
+        with judge(CLAUSE_IDS.json_content_type):
             expect.json_media_type(answer)
 
 
-@pytest.mark.clause("read.not-found")
+@pytest.mark.clause(CLAUSE_IDS.read_not_found)
 def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
     """Ids read before the suite's own animals were created: next ones, small, huge, and (on a store
     too large to see whole) the two after the id the suite's first animal was given.  A 200 is a fault
@@ -113,9 +114,9 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
     for pet_id, probe in seeded.probes.items():
         if probe["status"] is None:
             reason = f"GET /pets/{pet_id} was not answered: {probe['body']}"
-            judge.undecided(Note(("read.not-found",), TARGET, reason))
+            judge.undecided(Note((CLAUSE_IDS.read_not_found,), TARGET, reason))
             continue
-        with judge("read.not-found"):
+        with judge(CLAUSE_IDS.read_not_found):
             if probe["status"] == 404:
                 decided = True
                 continue
@@ -132,13 +133,13 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
             raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange, kind)
     if not decided and not judge.findings:
         raise undecided(
-            "read.not-found",
+            CLAUSE_IDS.read_not_found,
             STORE_TOO_LARGE,
             "no probed id answered 404, and none could be proved unknown (the store is too large or busy)",
         )
 
 
-@pytest.mark.clause("read.not-found", "read.found")
+@pytest.mark.clause(CLAUSE_IDS.read_not_found, CLAUSE_IDS.read_found)
 def test_an_id_that_answers_names_one_animal(unknown: dict[str, Row], judge: Judge, seeded: Seeded) -> None:
     """A probed id that answered 200 (it may exist: the store is not seen whole), neither listed before
     the first write nor handed to the suite since, is held to what any animal is: the answer is the
@@ -154,12 +155,12 @@ def test_an_id_that_answers_names_one_animal(unknown: dict[str, Row], judge: Jud
             continue
         first = Exchange.from_dict(probe["exchange"])
         pet, other = {}, {}
-        with judge("read.found"):
+        with judge(CLAUSE_IDS.read_found):
             pet = _probed_pet(probe["body"], pet_id, first)
             again = unknown[pet_id]
             other = _probed_pet(again.text, pet_id, again.exchange) if again.status == 200 else {}
         if pet and other:
-            with judge("read.not-found"):
+            with judge(CLAUSE_IDS.read_not_found):
                 fields = ("id", "name", "categoryId")
                 if [pet.get(f) for f in fields] != [other.get(f) for f in fields]:
                     raise Mismatch(
@@ -182,26 +183,26 @@ def _probed_pet(body: str, pet_id: str, exchange: Exchange) -> dict[str, Any]:
     return pet
 
 
-@pytest.mark.clause("read.not-found")
+@pytest.mark.clause(CLAUSE_IDS.read_not_found)
 def test_unknown_id_error_body(unknown: dict[str, Row], judge: Judge, seeded: Seeded) -> None:
     # The 404's body and media type are judged here; its status is the other read.not-found tests'.
-    judge.nothing_to_judge("read.not-found")
+    judge.nothing_to_judge(CLAUSE_IDS.read_not_found)
     rows = answered(unknown)  # in the order set-up probed them
     found = [answer for pet_id, answer in rows.items() if seeded.probes[pet_id]["status"] == answer.status == 404]
     # With no 404, the first error answer to an id set-up probed (a 400 for an unknown id: read.not-found's
     # finding) still carries §7's Error body.
     refused = found or [answer for answer in rows.values() if 400 <= answer.status < 500]
     if refused:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(refused[0])
-        with judge("json.content-type"):
+        with judge(CLAUSE_IDS.json_content_type):
             expect.json_media_type(refused[0])
         return
     if rows and all(200 <= answer.status < 300 for answer in rows.values()):
         # Every probed id answered an animal: a 2xx carries no Error body, nothing to judge here.
-        judge.nothing_to_judge("errors.body")
+        judge.nothing_to_judge(CLAUSE_IDS.errors_body)
         return
-    raise undecided("errors.body", STORE_TOO_LARGE, "no probed id answered 404")
+    raise undecided(CLAUSE_IDS.errors_body, STORE_TOO_LARGE, "no probed id answered 404")
 
 
 @sent_ahead("unknown")
@@ -232,18 +233,18 @@ def malformed(run: Run, seeded: Seeded) -> dict[str, Row]:
     return ahead.answers(run, "malformed", seeded)
 
 
-@pytest.mark.clause("responses.documented")
+@pytest.mark.clause(CLAUSE_IDS.responses_documented)
 @pytest.mark.parametrize("pet_id", MALFORMED_IDS)
 def test_malformed_id_is_never_a_server_error(malformed: dict[str, Row], judge: Judge, pet_id: str) -> None:
     """A petId that is no int64 names nothing the document describes: HTTP decides the answer
     (``interface/silence.py``: 400, 404, 405 or 422 with an Error body), never a 5xx."""
     answer = malformed[pet_id]
-    with judge("responses.documented"):
+    with judge(CLAUSE_IDS.responses_documented):
         expect.no_server_error(answer)
         if answer.status >= 400 and answer.status not in (401, 403):  # a refused valid key: auth.accepted's
             expect.status(answer, *SILENCES["path"].statuses)
     if answer.status >= 400:
-        with judge("errors.body"):
+        with judge(CLAUSE_IDS.errors_body):
             expect.error_body(answer)
 
 
@@ -253,16 +254,16 @@ def _deprecation_holds(answer: Answer) -> None:
         raise Mismatch(*problem[:2], answer.exchange, problem[2])
 
 
-@pytest.mark.clause("read.deprecation")
+@pytest.mark.clause(CLAUSE_IDS.read_deprecation)
 def test_deprecation_header_is_an_sf_date(
     reads: list[tuple[dict[str, Any], Row]], judge: Judge, seeded: Seeded, read_only: bool
 ) -> None:
-    _one_read(reads, seeded, "read.deprecation", read_only)
+    _one_read(reads, seeded, CLAUSE_IDS.read_deprecation, read_only)
     for _, answer in reads:
         if isinstance(answer, Unanswered):
-            judge.unanswered("read.deprecation", answer.problem)
+            judge.unanswered(CLAUSE_IDS.read_deprecation, answer.problem)
         elif answer.status == 200:
-            with judge("read.deprecation"):
+            with judge(CLAUSE_IDS.read_deprecation):
                 _deprecation_holds(answer)
     statuses = sorted({answer.status for _, answer in reads if isinstance(answer, Answer)})
     if statuses and 200 not in statuses:
@@ -270,21 +271,23 @@ def test_deprecation_header_is_an_sf_date(
             f"no read of the suite's animals by id answered 200 (HTTP {', '.join(map(str, statuses))}: read.found's "
             "to judge), and the Deprecation header is asked of the 200 answers"
         )
-        raise undecided("read.deprecation", PRECONDITION, reason, blocked_by="read.found")
+        raise undecided(CLAUSE_IDS.read_deprecation, PRECONDITION, reason, blocked_by=CLAUSE_IDS.read_found)
 
 
-@pytest.mark.clause("read.sunset")
+@pytest.mark.clause(CLAUSE_IDS.read_sunset)
 def test_sunset_names_5_december_2030_after_deprecation(
     reads: list[tuple[dict[str, Any], Row]], judge: Judge, seeded: Seeded, read_only: bool
 ) -> None:
-    answer = _one_read(reads, seeded, "read.sunset", read_only)
+    answer = _one_read(reads, seeded, CLAUSE_IDS.read_sunset, read_only)
     sunset = answer.headers.get("sunset")
     if sunset is None:
         # The rule is about a Sunset header when one is sent (RFC 8594 is optional): not applicable, not undecided.
         judge.warnings.append("GET /pets/{petId} sends no Sunset header (RFC 8594 §3; §9.3 names 5 December 2030)")
-        judge.not_applicable("read.sunset", "no Sunset header was sent (optional, RFC 8594): nothing for the rule")
+        judge.not_applicable(
+            CLAUSE_IDS.read_sunset, "no Sunset header was sent (optional, RFC 8594): nothing for the rule"
+        )
         return
-    with judge("read.sunset"):
+    with judge(CLAUSE_IDS.read_sunset):
         when = headers.http_date_seconds(sunset)
         if when is None:
             raise Mismatch("Sunset as an IMF-fixdate HTTP-date", f"Sunset: {sunset}", answer.exchange)
@@ -336,11 +339,11 @@ def _unread(seeded: Seeded, grid: Grid, looks: list[tuple[store.Page, Answer, bo
     (list.limit.accepted); None where every page can."""
     unnamed = sum(store.unnamed(page) for page, _, _, _ in looks)
     if unnamed:
-        return "list.shape", f"its pages list {unnamed} items whose id names no animal"
+        return CLAUSE_IDS.list_shape, f"its pages list {unnamed} items whose id names no animal"
     early = answers_from_data(seeded.early)
     for row in [*(early.get(f"{q[0]}|{q[1]}") for q in _LOOKED), *(grid.answers[q] for q in _LOOKED)]:
         if isinstance(row, Answer) and listed(row, None, 100) is None:
-            blocker = "list.shape" if row.status == 200 else "list.limit.accepted"
+            blocker = CLAUSE_IDS.list_shape if row.status == 200 else CLAUSE_IDS.list_limit_accepted
             return blocker, f"GET /pets with limit=100 answered HTTP {row.status} with no JSON array"
     return None
 
@@ -353,7 +356,7 @@ def _early_page(answers: dict[str, Row], query: tuple[str | None, int], admitted
 
 
 @pytest.mark.writes
-@pytest.mark.clause("list.found")
+@pytest.mark.clause(CLAUSE_IDS.list_found)
 def test_every_animal_created_is_listed_as_created(seeded: Seeded, grid: Grid, judge: Judge) -> None:
     """Every animal set-up created (its own, the create and read tables' bodies, the fillers) is listed
     unfiltered and under the status the service showed for it (the one it chose when none was sent),
@@ -365,9 +368,9 @@ def test_every_animal_created_is_listed_as_created(seeded: Seeded, grid: Grid, j
     listed oldest first, no unfiltered page of 100 can show it, by construction."""
     pets = {i: p for i, p in seeded.created.items() if i not in seeded.repeated and not schema_errors("Pet", p)}
     if not pets:
-        need_own(seeded, "list.found", read_only=False)
+        need_own(seeded, CLAUSE_IDS.list_found, read_only=False)
         reason = f"none of the {len(seeded.created)} animals set-up created was answered as a Pet: none to look for"
-        raise undecided("list.found", PRECONDITION, reason, blocked_by="create.created")
+        raise undecided(CLAUSE_IDS.list_found, PRECONDITION, reason, blocked_by=CLAUSE_IDS.create_created)
     looks = _looks(seeded, grid)
     placed: set[tuple[str, str | None]] = set()
     for page, answer, _, _ in looks:
@@ -376,7 +379,7 @@ def test_every_animal_created_is_listed_as_created(seeded: Seeded, grid: Grid, j
             if pet is None or (page.status is not None and pet.get("status") != page.status):
                 continue  # not the suite's, or under another status (list.status.filter judges that)
             placed.add((str(pet["id"]), page.status))
-            with judge("list.found"):
+            with judge(CLAUSE_IDS.list_found):
                 for field in (field for field in FIELDS if field not in store.unreadable(item)):
                     want, got = pet.get(field, "<absent>"), item.get(field, "<absent>")
                     if want != got or type(want) is not type(got):
@@ -401,7 +404,7 @@ def test_every_animal_created_is_listed_as_created(seeded: Seeded, grid: Grid, j
             if not wholes:
                 unplaced.append(f"id {pet_id} ({'unfiltered' if status is None else status})")
             elif status is None:
-                with judge("list.found"):
+                with judge(CLAUSE_IDS.list_found):
                     page, answer = wholes[0]
                     raise Mismatch(
                         f"id {pet_id} in {page.query()}, which lists the whole store",
@@ -411,7 +414,7 @@ def test_every_animal_created_is_listed_as_created(seeded: Seeded, grid: Grid, j
     unread = _unread(seeded, grid, looks)
     if unplaced and not judge.findings and unread is not None:
         reason = f"{len(unplaced)} of the suite's animals are on no page it read as animals, e.g. {unplaced[0]}"
-        raise undecided("list.found", PRECONDITION, f"{reason}: {unread[1]}", blocked_by=unread[0])
+        raise undecided(CLAUSE_IDS.list_found, PRECONDITION, f"{reason}: {unread[1]}", blocked_by=unread[0])
     if unplaced and not judge.findings:
         reason = f"{len(unplaced)} of the suite's animals lie past every page it read, e.g. {unplaced[0]}"
-        raise undecided("list.found", STORE_TOO_LARGE, reason)
+        raise undecided(CLAUSE_IDS.list_found, STORE_TOO_LARGE, reason)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect, store
 from petstore_contract.judging.expect import Judge
 from petstore_contract.run import Run, ahead, looks
@@ -28,7 +29,7 @@ SET_UP_WRITES = (PLAN,)
 
 pytestmark = pytest.mark.writes
 
-CLAUSE = "create.reject.nothing-created"
+CLAUSE = CLAUSE_IDS.create_reject_nothing_created
 
 
 def _ghost_bodies(run: Run) -> dict[str, dict[str, Any]]:
@@ -102,7 +103,7 @@ def test_rejected_body_creates_nothing(
     refusal), seen whole, decide the clause (the test below); else it is undecided."""
     rejected = {body["name"] for key, body in _ghost_bodies(run).items() if ghosts[key].status == 400}
     if not rejected:
-        raise undecided(CLAUSE, PRECONDITION, "no body was rejected", "create.reject.types")
+        raise undecided(CLAUSE, PRECONDITION, "no body was rejected", CLAUSE_IDS.create_reject_types)
     # Each page is read for what the clause needs (its items' names, its length), not for a valid Pet in
     # every item: an item of another shape is list.shape's to judge.
     sold, unfiltered = _shown(ghosts["sold"], "sold"), _shown(ghosts["unfiltered"], None)
@@ -138,7 +139,9 @@ def test_refused_creates_add_no_animal_to_the_store_seen_whole(seeded: Seeded, g
         if isinstance(answer := answers.get(key), Answer) and 400 <= answer.status < 500 and answer.status != 429
     }
     if not refused:
-        raise undecided(CLAUSE, PRECONDITION, "set-up's invalid creates were not refused", "create.reject.types")
+        raise undecided(
+            CLAUSE, PRECONDITION, "set-up's invalid creates were not refused", CLAUSE_IDS.create_reject_types
+        )
     after, early = _set_up_looks(seeded)
     for page, answer in [*([after] if after else []), *early]:  # an animal shown proves the refusal kept it
         kept = [pet for pet in page.pets if pet.get("name") in refused]

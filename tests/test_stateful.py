@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Finding, Violation
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging.expect import Judge, animal_made
 from petstore_contract.run import Run, walks
@@ -30,7 +31,7 @@ from petstore_contract.transport import TargetProblem
 SET_UP_WRITES = ()
 
 FIELDS = ("name", "categoryId", "status")
-CLAUSE = "stateful.round-trip"
+CLAUSE = CLAUSE_IDS.stateful_round_trip
 WALKS = 2
 # On a store too large to see whole every animal a walk adds stays there: one short sequence a walk
 # (a create, then the read or list that follows it) instead of the profile's runs, drawn again with
@@ -40,7 +41,7 @@ WALKS = 2
 # service may refuse (name rules are not shown), so the second is the first with drawn data.
 CROWDED_WALK = (2, 3)  # (sequences, steps)
 CROWDED_TRIES = 5
-NOT_FOUND = ("read.found", "schemathesis:EnsureResourceAvailability")  # (clause, expectation)
+NOT_FOUND = (CLAUSE_IDS.read_found, "schemathesis:EnsureResourceAvailability")  # (clause, expectation)
 
 
 def _body(response: Any) -> Any:

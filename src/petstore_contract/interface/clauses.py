@@ -1,4 +1,11 @@
-"""The clause registry (clauses.toml) and the ``clause`` marker that links a test to it."""
+"""The clause registry (clauses.toml) and the ``clause`` marker that links a test to it.
+
+Code names a clause through the registry, never as a bare string: ``CLAUSE_IDS.list_found`` is the id
+``list.found`` (dots and dashes as underscores), typed ``ClauseId``; a name clauses.toml does not hold
+raises AttributeError where it is read (at import for a test's mark or a module's table, and
+``selftests/test_clause_ids.py`` reads every name the code uses).  An id that comes as data (a TOML
+table, a finding read back) is checked with ``clause_id``.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,10 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib.resources import files
-from typing import Any
+from typing import Any, NewType
+
+# A clause id that is in the registry (``CLAUSE_IDS.<name>`` or ``clause_id``); at run time the id's str.
+ClauseId = NewType("ClauseId", str)
 
 
 @dataclass(frozen=True)
@@ -48,10 +58,6 @@ class Clause:
         return tuple(dict.fromkeys(names))
 
 
-# Where a generated-test finding goes when the failure table places it nowhere more specific.
-CATCH_ALL = "generated.other"
-
-
 @cache
 def registry() -> dict[str, Clause]:
     data = tomllib.loads(files("petstore_contract.interface").joinpath("clauses.toml").read_text(encoding="utf-8"))
@@ -63,9 +69,42 @@ def _fields(table: dict[str, Any]) -> dict[str, Any]:
     return {name.replace("-", "_"): tuple(v) if isinstance(v, list) else v for name, v in table.items()}
 
 
-def success_clause(operation: str) -> str | None:
+def attribute_name(clause: str) -> str:
+    """The registry name of a clause id: ``create.reject.nothing-created`` -> ``create_reject_nothing_created``."""
+    return clause.replace(".", "_").replace("-", "_")
+
+
+def clause_id(text: str) -> ClauseId:
+    """``text`` as a ClauseId; ValueError, naming it, when the registry holds no such clause."""
+    if text not in registry():
+        raise ValueError(f"no clause {text!r} in clauses.toml")
+    return ClauseId(text)
+
+
+class _Clauses:
+    """Every clause of the registry as an attribute (``CLAUSE_IDS.list_found``), filled from clauses.toml on
+    first use; a name it does not hold raises."""
+
+    def __getattr__(self, name: str) -> ClauseId:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        names = {attribute_name(cid): ClauseId(cid) for cid in registry()}
+        if name not in names:
+            raise AttributeError(
+                f"no clause named {name!r} in clauses.toml (CLAUSE_IDS.<id with dots and dashes as _>)"
+            )
+        self.__dict__.update(names)
+        return names[name]
+
+
+CLAUSE_IDS = _Clauses()
+# Where a generated-test finding goes when the failure table places it nowhere more specific.
+CATCH_ALL = CLAUSE_IDS.generated_other
+
+
+def success_clause(operation: str) -> ClauseId | None:
     """The clause that judges ``operation``'s success answer (an operationId), from clauses.toml."""
-    return next((c.id for c in registry().values() if c.operation == operation), None)
+    return next((ClauseId(c.id) for c in registry().values() if c.operation == operation), None)
 
 
 def section_markers() -> list[str]:

@@ -11,7 +11,7 @@ page, or an answer that breaks another sentence of the document stays a fault ev
 
 ``classify`` places every request the run sends (a targeted test's, set-up's, a generated case's, a
 stateful step's) once; each ``Silence`` names the gap it rests on and the RFC sentence that decides
-instead, and the statuses that fit.  The pipeline (``judging/oracle.py``), the generated tests'
+instead, and the statuses that fit.  The pipeline (``judging/pipeline.py``), the generated tests'
 mapping (``judging/generated.py``) and the targeted tests read it; docs/architecture.md lists it.
 """
 

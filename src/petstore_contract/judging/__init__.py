@@ -4,10 +4,11 @@ The modules (docs/architecture.md gives the judging model they make up):
 
 - ``expect``: the judgements shared by the tests, and the ``judge`` that puts each on its clause
   (``JUDGE_FACTORY``: the seam a self-test plugin swaps);
-- ``checks``: the check registry: every kind a finding records (``core.kinds.Kind``) -> its check, the
-  clause the pipeline places it on, whether it can be asked again; placement derived from
-  ``clauses.toml`` and the OpenAPI document;
-- ``oracle``: the pipeline of every exchange, a watcher of the transport in every process that judges
+- ``declaration``: a check as one declaration (``declare``): its clause, the routes and answers the
+  pipeline runs it on, whether its finding can be asked again; ``Route``, where an answer stands;
+- ``checks``: every kind a finding records (``core.kinds.Kind``) declared once, beside its function, in
+  the order the pipeline runs them; placement derived from clauses.toml and the OpenAPI document;
+- ``pipeline``: the pipeline of every exchange, a watcher of the transport in every process that judges
   every answer by the checks of its operation and status; ``tally`` merges what it judged at the end
   and makes the findings no test reported into one record; ``seen`` reads an observed exchange as an
   answer; ``flicker`` tells the service's 5xx (its Error body) from the deployment's;

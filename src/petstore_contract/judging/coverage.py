@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from petstore_contract.core.records import NOT_SELECTED, UNDECIDED, ClauseResult
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.interface.spec import operation_of
 from petstore_contract.transport import COUNTERS_GLOB, Observed
@@ -58,14 +59,14 @@ PARAMETER_ROWS: tuple[tuple[str, str], ...] = (
 )
 # A clause whose undecided note says why an answer was not observed.
 CLAUSE_OF: dict[tuple[str, str], str] = {
-    (READ, "404"): "read.not-found",
-    (READ, "200"): "read.found",
-    (CREATE, "201"): "create.created",
-    (CREATE, "400"): "create.reject.required",
-    (LIST, "200"): "list.shape",
-    (ORDERS, NOT_SHOWN): "orders.available",
+    (READ, "404"): CLAUSE_IDS.read_not_found,
+    (READ, "200"): CLAUSE_IDS.read_found,
+    (CREATE, "201"): CLAUSE_IDS.create_created,
+    (CREATE, "400"): CLAUSE_IDS.create_reject_required,
+    (LIST, "200"): CLAUSE_IDS.list_shape,
+    (ORDERS, NOT_SHOWN): CLAUSE_IDS.orders_available,
 }
-MISSING_KEY = "auth.missing"  # the clause of every operation's 401: a request without the key
+MISSING_KEY = CLAUSE_IDS.auth_missing  # the clause of every operation's 401: a request without the key
 
 
 def _ids_listed(seen: Observed) -> list[int]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Finding, Violation
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import CURRENT_OPERATIONS
 from petstore_contract.judging import expect
 
@@ -27,7 +28,7 @@ def www_authenticate_on_401(ctx: Any, response: Any, case: Any) -> None:
         return
     problem = expect.challenge_problem(response.headers.get("www-authenticate"))
     if problem is not None:
-        raise _finding("auth.challenge", *problem, Kind.BEARER_CHALLENGE)
+        raise _finding(CLAUSE_IDS.auth_challenge, *problem, Kind.BEARER_CHALLENGE)
 
 
 def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
@@ -41,14 +42,14 @@ def deprecation_header(ctx: Any, response: Any, case: Any) -> None:
         if operation in CURRENT_OPERATIONS and (values or sunset):
             shown = f"Deprecation: {values[0]}" if values else f"Sunset: {sunset[0]}"
             expected = f"no Deprecation or Sunset on {case.operation.label}"
-            raise _finding("deprecation.scope", expected, shown, Kind.DEPRECATION_SCOPE)
+            raise _finding(CLAUSE_IDS.deprecation_scope, expected, shown, Kind.DEPRECATION_SCOPE)
         return
     if not 200 <= response.status_code < 300:
         return
     date = (response.headers.get("date") or [None])[0]
     problem = expect.deprecation_problem(values[0] if values else None, date, time.time())
     if problem is not None:
-        raise _finding("read.deprecation", *problem)
+        raise _finding(CLAUSE_IDS.read_deprecation, *problem)
 
 
 def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
@@ -61,7 +62,7 @@ def error_status_matches(ctx: Any, response: Any, case: Any) -> None:
         return  # response_schema_conformance reports a body that is not JSON
     if isinstance(body, dict) and "status" in body and body["status"] != response.status_code:
         observed = f"Error status {body['status']!r}"
-        raise _finding("errors.body", f"Error status {response.status_code}", observed, Kind.ERROR_BODY)
+        raise _finding(CLAUSE_IDS.errors_body, f"Error status {response.status_code}", observed, Kind.ERROR_BODY)
 
 
 CUSTOM_CHECKS = [www_authenticate_on_401, deprecation_header, error_status_matches]

@@ -36,6 +36,7 @@ from petstore_contract.core.records import (
     Undecided,
     Violation,
 )
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.spec import animal_made as animal_made
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
@@ -295,10 +296,10 @@ class Judge:
         clause is decided on the answers that have one, and a violation of another clause does not leave it
         undecided)."""
         if answer.status >= 400:
-            with self("errors.body"):
+            with self(CLAUSE_IDS.errors_body):
                 error_body(answer)
         else:
-            self.nothing_to_judge("errors.body")
+            self.nothing_to_judge(CLAUSE_IDS.errors_body)
 
     def count(self, clause: str, exchanges: int = 1) -> None:
         """``exchanges`` more judgements of ``clause`` (a check that judges outside a ``with judge`` block)."""

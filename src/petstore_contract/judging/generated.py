@@ -35,7 +35,7 @@ from schemathesis.errors import FailureGroup
 from petstore_contract.core import replay
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import BODY_EXCERPT, Exchange, Finding, Violation, cut
-from petstore_contract.interface.clauses import CATCH_ALL, success_clause
+from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, success_clause
 from petstore_contract.interface.document import STATUSES
 from petstore_contract.interface.silence import Placed, classify
 from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown
@@ -88,7 +88,7 @@ def _per_operation() -> dict[tuple[str, str, str], str]:
             if code != SCHEMA_VIOLATION and not success_shown(operation):  # an Error's schema stays errors.body's
                 rows[(operation, code, "*")] = success
         server_error = clause_of(Kind.NO_SERVER_ERROR, operation, 500)
-        if server_error is not None and server_error != "responses.documented":
+        if server_error is not None and server_error != CLAUSE_IDS.responses_documented:
             rows[(operation, SERVER_ERROR, "*")] = server_error
     return rows
 
@@ -98,30 +98,30 @@ def _per_operation() -> dict[tuple[str, str, str], str]:
 # a later Schemathesis adds lands on its check's clause).  The code raised by the check comes first,
 # then the code, then the check; within each, the most specific key wins; generated.other last.
 _FIXED_CLAUSES: dict[tuple[str, str, str], str] = {
-    ("*", SERVER_ERROR, "*"): "responses.documented",
-    ("*", CONTENT_TYPE_SERVER_ERROR, "*"): "responses.documented",
-    ("*", UNDEFINED_STATUS, "*"): "responses.documented",
-    ("*", MISSING_CONTENT_TYPE, "*"): "json.content-type",
-    ("*", MALFORMED_MEDIA_TYPE, "*"): "json.content-type",
-    ("*", UNDEFINED_CONTENT_TYPE, "*"): "json.content-type",
-    ("getPet", MISSING_HEADERS, "*"): "read.deprecation",
-    ("getPet", HEADER_SCHEMA, "*"): "read.deprecation",
-    ("*", MISSING_HEADERS, "*"): "responses.documented",
-    ("*", HEADER_SCHEMA, "*"): "responses.documented",
-    ("*", SCHEMA_VIOLATION, "4xx"): "errors.body",
-    ("*", MALFORMED_JSON, "4xx"): "errors.body",
-    ("*", UNDESERIALIZABLE, "2xx"): "responses.documented",
-    ("*", UNDESERIALIZABLE, "4xx"): "errors.body",
-    ("createPet", ACCEPTED_NEGATIVE, "*"): "create.reject.types",  # refined by the body: see below
-    ("getPet", ACCEPTED_NEGATIVE, "*"): "read.not-found",  # an id that is no int64 names no animal
-    ("*", ACCEPTED_NEGATIVE, "*"): "responses.documented",
-    ("createPet", REJECTED_POSITIVE, "*"): "create.created",
-    ("listPets", REJECTED_POSITIVE, "*"): "list.limit.accepted",
-    ("getPet", REJECTED_POSITIVE, "*"): "read.not-found",  # a well-formed id answered neither 200 nor 404
-    ("listOrders", REJECTED_POSITIVE, "*"): "orders.available",
-    ("*", MISSING_HEADER_ACCEPTED, "*"): "auth.missing",
-    ("*", IGNORED_AUTH, "*"): "auth.missing",
-    ("getPet", RESOURCE_UNAVAILABLE, "*"): "read.found",
+    ("*", SERVER_ERROR, "*"): CLAUSE_IDS.responses_documented,
+    ("*", CONTENT_TYPE_SERVER_ERROR, "*"): CLAUSE_IDS.responses_documented,
+    ("*", UNDEFINED_STATUS, "*"): CLAUSE_IDS.responses_documented,
+    ("*", MISSING_CONTENT_TYPE, "*"): CLAUSE_IDS.json_content_type,
+    ("*", MALFORMED_MEDIA_TYPE, "*"): CLAUSE_IDS.json_content_type,
+    ("*", UNDEFINED_CONTENT_TYPE, "*"): CLAUSE_IDS.json_content_type,
+    ("getPet", MISSING_HEADERS, "*"): CLAUSE_IDS.read_deprecation,
+    ("getPet", HEADER_SCHEMA, "*"): CLAUSE_IDS.read_deprecation,
+    ("*", MISSING_HEADERS, "*"): CLAUSE_IDS.responses_documented,
+    ("*", HEADER_SCHEMA, "*"): CLAUSE_IDS.responses_documented,
+    ("*", SCHEMA_VIOLATION, "4xx"): CLAUSE_IDS.errors_body,
+    ("*", MALFORMED_JSON, "4xx"): CLAUSE_IDS.errors_body,
+    ("*", UNDESERIALIZABLE, "2xx"): CLAUSE_IDS.responses_documented,
+    ("*", UNDESERIALIZABLE, "4xx"): CLAUSE_IDS.errors_body,
+    ("createPet", ACCEPTED_NEGATIVE, "*"): CLAUSE_IDS.create_reject_types,  # refined by the body: see below
+    ("getPet", ACCEPTED_NEGATIVE, "*"): CLAUSE_IDS.read_not_found,  # an id that is no int64 names no animal
+    ("*", ACCEPTED_NEGATIVE, "*"): CLAUSE_IDS.responses_documented,
+    ("createPet", REJECTED_POSITIVE, "*"): CLAUSE_IDS.create_created,
+    ("listPets", REJECTED_POSITIVE, "*"): CLAUSE_IDS.list_limit_accepted,
+    ("getPet", REJECTED_POSITIVE, "*"): CLAUSE_IDS.read_not_found,  # a well-formed id answered neither 200 nor 404
+    ("listOrders", REJECTED_POSITIVE, "*"): CLAUSE_IDS.orders_available,
+    ("*", MISSING_HEADER_ACCEPTED, "*"): CLAUSE_IDS.auth_missing,
+    ("*", IGNORED_AUTH, "*"): CLAUSE_IDS.auth_missing,
+    ("getPet", RESOURCE_UNAVAILABLE, "*"): CLAUSE_IDS.read_found,
     # Known kinds no clause of the document is more specific for (or not raised against this spec).
     ("*", DISCRIMINATOR_MISMATCH, "*"): CATCH_ALL,  # the spec has no discriminator
     ("*", RESPONSE_TIME, "*"): CATCH_ALL,
@@ -133,15 +133,15 @@ _FIXED_CLAUSES: dict[tuple[str, str, str], str] = {
     ("*", CUSTOM, "*"): CATCH_ALL,  # another check's AssertionError (the suite's own carry a clause)
     # Checks: where a code the table does not name lands (one a later Schemathesis adds, or a code
     # above on an operation or status its rows leave out).
-    ("*", "not_a_server_error", "*"): "responses.documented",
-    ("*", "status_code_conformance", "*"): "responses.documented",
-    ("*", "content_type_conformance", "*"): "json.content-type",
-    ("*", "response_headers_conformance", "*"): "responses.documented",
+    ("*", "not_a_server_error", "*"): CLAUSE_IDS.responses_documented,
+    ("*", "status_code_conformance", "*"): CLAUSE_IDS.responses_documented,
+    ("*", "content_type_conformance", "*"): CLAUSE_IDS.json_content_type,
+    ("*", "response_headers_conformance", "*"): CLAUSE_IDS.responses_documented,
     ("*", "response_schema_conformance", "*"): CATCH_ALL,
-    ("*", "negative_data_rejection", "*"): "responses.documented",
+    ("*", "negative_data_rejection", "*"): CLAUSE_IDS.responses_documented,
     ("*", "positive_data_acceptance", "*"): CATCH_ALL,
-    ("*", "missing_required_header", "*"): "auth.missing",
-    ("*", "ignored_auth", "*"): "auth.missing",
+    ("*", "missing_required_header", "*"): CLAUSE_IDS.auth_missing,
+    ("*", "ignored_auth", "*"): CLAUSE_IDS.auth_missing,
     ("*", "unsupported_method", "*"): CATCH_ALL,
     ("*", "allow_header_conformance", "*"): CATCH_ALL,
     ("*", "use_after_free", "*"): CATCH_ALL,
@@ -197,12 +197,12 @@ def check_of(failure: Any) -> str | None:
 def rejection_clause(body: Any) -> str:
     """Which create.reject.* clause an invalid NewPet that was accepted breaks."""
     if not isinstance(body, dict):
-        return "create.reject.json"
+        return CLAUSE_IDS.create_reject_json
     if "name" not in body or "categoryId" not in body:
-        return "create.reject.required"
+        return CLAUSE_IDS.create_reject_required
     if "status" in body and body["status"] not in STATUSES:
-        return "create.reject.status"
-    return "create.reject.types"
+        return CLAUSE_IDS.create_reject_status
+    return CLAUSE_IDS.create_reject_types
 
 
 # Modules Schemathesis imports on first use while it sends and judges a case (seen with an audit
@@ -317,8 +317,8 @@ def _decided_by_http(failure: Any, placed: Placed, request: Any, status: int, va
 def _credential_clause(sent: str | None, valid: str) -> str | None:
     """A request without the valid key must get 401, whatever else it carries (§5.3): its clause first."""
     if sent is None:
-        return "auth.missing"
-    return None if sent == valid else "auth.invalid"
+        return CLAUSE_IDS.auth_missing
+    return None if sent == valid else CLAUSE_IDS.auth_invalid
 
 
 def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) -> str:
@@ -337,10 +337,10 @@ def query_clause(query: dict[str, Any]) -> str:
     """Which list clause an invalid query that broke the server judges: the limit's or the status'."""
     limit = str(query.get("limit", "20"))
     if not (limit.isascii() and limit.isdigit() and len(limit) <= 3 and 1 <= int(limit) <= 100):
-        return "list.limit.invalid"
+        return CLAUSE_IDS.list_limit_invalid
     if "status" in query and query["status"] not in STATUSES:
-        return "list.status.invalid"
-    return "responses.documented"
+        return CLAUSE_IDS.list_status_invalid
+    return CLAUSE_IDS.responses_documented
 
 
 def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> list[Finding]:

@@ -1,6 +1,6 @@
 """Ids handed out twice in one run: ``create.id`` over every 201 of POST /pets, whoever sent it.
 
-§2: "Unique identifier, assigned by the service on creation".  The pipeline (``oracle.py``) keeps the
+§2: "Unique identifier, assigned by the service on creation".  The pipeline (``pipeline.py``) keeps the
 id of every create the run saw answered 201 — set-up's, the tables', the generated cases', the
 stateful walks' — in every process; the controller holds them together here.  Two creates answered
 with one id are a violation of ``create.id`` shown with both exchanges: a service that recycles ids,
@@ -18,8 +18,9 @@ from typing import Any
 
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, TestRecord
+from petstore_contract.interface.clauses import CLAUSE_IDS
 
-CLAUSE = "create.id"
+CLAUSE = CLAUSE_IDS.create_id
 TEST = "(every create of the run): ids never handed out twice"
 SHOWN = 5  # ids handed out twice shown as findings (each with both creates); the count says the rest
 RESTART = 2  # ids handed out again from which the run names a store that forgot

@@ -21,9 +21,10 @@ from typing import Any
 
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Finding
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect
 
-CLAUSE = "list.item.same"
+CLAUSE = CLAUSE_IDS.list_item_same
 FIELDS = ("name", "categoryId", "status")
 MODEL_TEST = "(every exchange of the run): one animal, one representation"
 
@@ -55,7 +56,7 @@ class StoreModel:
             return []
         expected = f"animal {pet_id} found: a list or a read showed it before, and no operation removes one"
         kind = Kind.STATUS.expectation("200")
-        return [Finding("read.found", expected, "HTTP 404", answer.exchange, MODEL_TEST, expectation=kind)]
+        return [Finding(CLAUSE_IDS.read_found, expected, "HTTP 404", answer.exchange, MODEL_TEST, expectation=kind)]
 
     def judge(self, operation: str, pets: Any, answer: Any) -> list[Finding]:
         """Findings for each Pet of one answer that another answer showed otherwise (``pets`` already

@@ -1,4 +1,4 @@
-"""An exchange the transport observed, read as ``expect.Answer`` by the pipeline of every exchange (``oracle``)."""
+"""An exchange the transport observed, read as ``expect.Answer`` by the pipeline of every exchange (``pipeline``)."""
 
 from __future__ import annotations
 

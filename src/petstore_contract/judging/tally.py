@@ -1,5 +1,5 @@
 """The pipeline of every exchange over the whole run: every process's tally merged, and the findings no
-test reported made into one record (``oracle.py`` judges; this module gathers what it judged).
+test reported made into one record (``pipeline.py`` judges; this module gathers what it judged).
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, TestRecord
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.spec import operation_id
-from petstore_contract.judging.oracle import TEST
+from petstore_contract.judging.pipeline import TEST
 from petstore_contract.transport import COUNTERS_GLOB
 
 
@@ -21,7 +22,7 @@ def merge(directory: str | Path | None, own: dict[str, Any]) -> dict[str, Any]:
     if directory is not None:
         tallies = []
         for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
-            tally = json.loads(path.read_text(encoding="utf-8")).get("oracle")
+            tally = json.loads(path.read_text(encoding="utf-8")).get("pipeline")
             if isinstance(tally, dict):
                 tallies.append(tally)
     return {
@@ -39,14 +40,20 @@ def unreported(findings: list[Finding], records: list[TestRecord]) -> TestRecord
     # Operations that serve a request with no credential at all: there the key sent elsewhere (the query,
     # another header) is served for that reason, and auth.missing says so, as the auth tests judge it.
     every = [f for r in records for f in r.findings] + findings
-    served_bare = {_operation(f.exchange) for f in every if f.clause == "auth.missing" and f.exchange is not None}
+    served_bare = {
+        _operation(f.exchange) for f in every if f.clause == CLAUSE_IDS.auth_missing and f.exchange is not None
+    }
     kept: list[Finding] = []
     for finding in findings:
         if finding.exchange is None:
             continue
         if (_line(finding.exchange), finding.clause) in reported:
             continue
-        if finding.clause == "auth.invalid" and _bare(finding.exchange) and _operation(finding.exchange) in served_bare:
+        if (
+            finding.clause == CLAUSE_IDS.auth_invalid
+            and _bare(finding.exchange)
+            and _operation(finding.exchange) in served_bare
+        ):
             continue
         reported.add((_line(finding.exchange), finding.clause))
         kept.append(finding)

@@ -18,7 +18,7 @@ from typing import Any
 from petstore_contract.core import records as rec
 from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import ClauseResult, Exchange, Finding, Note, RunResult, TestRecord
-from petstore_contract.interface.clauses import CATCH_ALL, Clause, registry
+from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, Clause, registry
 from petstore_contract.interface.spec import operation_id
 from petstore_contract.judging.checks import clause_of
 
@@ -103,7 +103,7 @@ def server_errors_record(exchanges: list[Exchange], records: Iterable[TestRecord
         reported.add(_request_line(exchange))
         path = exchange.url.removeprefix(base_url.rstrip("/")).split("?", 1)[0]
         operation = operation_id(exchange.method, exchange.url)
-        clause = clause_of(Kind.NO_SERVER_ERROR, operation, exchange.status) or "responses.documented"
+        clause = clause_of(Kind.NO_SERVER_ERROR, operation, exchange.status) or CLAUSE_IDS.responses_documented
         expected = f"one of the answers §4 documents for {exchange.method} {path or '/'} (never a 5xx)"
         kind = Kind.NO_SERVER_ERROR
         found = Finding(clause, expected, f"HTTP {exchange.status}", exchange, SERVER_ERRORS_TEST, expectation=kind)

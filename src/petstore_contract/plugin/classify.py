@@ -38,7 +38,7 @@ from petstore_contract.core.records import (
     Violation,
     find_error,
 )
-from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.clauses import CLAUSE_IDS, registry
 from petstore_contract.judging.expect import Judge, cut_short
 from petstore_contract.reporting.view import story_order
 from petstore_contract.transport import TargetProblem
@@ -60,7 +60,7 @@ def record_of(
     elif (undecided := find_error(error, Undecided)) is not None:
         _note(record, undecided.note)
     elif (problem := find_error(error, TargetProblem)) is not None and (cut := cut_short(problem)) is not None:
-        _violated(record, cut.finding(clauses[0] if clauses else "generated.other"))
+        _violated(record, cut.finding(clauses[0] if clauses else CLAUSE_IDS.generated_other))
         _left_by_violation(record, clauses)
     elif problem is not None:
         kind = BUDGET if getattr(problem, "kind", TARGET) == BUDGET else TARGET
@@ -74,7 +74,7 @@ def record_of(
             _violated(record, finding)
         _left_by_violation(record, clauses, judge)
     elif (mismatch := find_error(error, Mismatch)) is not None:
-        _violated(record, mismatch.finding(clauses[0] if clauses else "generated.other"))
+        _violated(record, mismatch.finding(clauses[0] if clauses else CLAUSE_IDS.generated_other))
     elif isinstance(error, AssertionError) and clauses:
         first = (str(error).strip().splitlines() or ["an assertion failed"])[0]
         _violated(record, Finding(clauses[0], "the check to hold", first[:500]))

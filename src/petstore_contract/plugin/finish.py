@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from petstore_contract.core.records import Exchange, RunResult, TestRecord
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import coverage, flicker, ids, reask, tally, waivers
 from petstore_contract.judging.verdict import checked_reasons, clause_results, decide, server_errors_record, void
 from petstore_contract.reporting import outputs
@@ -85,8 +86,8 @@ class Finish:
         """The valid key refused on every operation: nothing the target answered can be judged."""
         if self.unjudged:
             return False  # the pre-flight decided, and its reason is the run's
-        refused = {f.test for r in self.records.values() for f in r.findings if f.clause == "auth.accepted"}
-        accepted = [r for r in self.records.values() if r.judged.get("auth.accepted") == "conforms"]
+        refused = {f.test for r in self.records.values() for f in r.findings if f.clause == CLAUSE_IDS.auth_accepted}
+        accepted = [r for r in self.records.values() if r.judged.get(CLAUSE_IDS.auth_accepted) == "conforms"]
         return bool(refused) and not accepted
 
     def finish(self, exitstatus: int, processes: dict[str, Any]) -> int:
@@ -97,7 +98,7 @@ class Finish:
         records = list(self.records.values())
         unreported = server_errors_record(server_errors, records, self.run.settings.base_url)
         every = [*records, unreported] if unreported is not None else records
-        # Every exchange of every process was judged by the pipeline (oracle.py): what no test reported,
+        # Every exchange of every process was judged by the pipeline (pipeline.py): what no test reported,
         # and every id its creates were answered with, held together (``ids``).
         pipeline = self._pipeline()
         universal = tally.unreported(pipeline["findings"], every)
@@ -150,7 +151,7 @@ class Finish:
 
     def _pipeline(self) -> dict[str, Any]:
         """The pipeline's judgements and findings, every process's (from the files beside their counters)."""
-        return tally.merge(self.run.settings.shared_dir or None, self.run.oracle.to_dict())
+        return tally.merge(self.run.settings.shared_dir or None, self.run.pipeline.to_dict())
 
     def _reask_blocked(self, exitstatus: int) -> str:
         """Why no finding may be asked again ("" when they may)."""

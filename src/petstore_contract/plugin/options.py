@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.defaults import DEFAULT_CONCURRENCY, DEFAULT_SEED, DEFAULT_TIMEOUT
+from petstore_contract.defaults import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_SEED,
+    DEFAULT_TIMEOUT,
+    DEFAULT_TRIP_AFTER,
+)
 
 # The plugin's options, as data: (flags, dest, argparse keywords).
 OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -103,12 +109,22 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     (
         "--contract-max-body-bytes",
         "petstore_max_body",
-        {"type": int, "default": 4_000_000, "metavar": "BYTES", "help": "read at most this much of an answer"},
+        {
+            "type": int,
+            "default": DEFAULT_MAX_BODY_BYTES,
+            "metavar": "BYTES",
+            "help": "read at most this much of an answer",
+        },
     ),
     (
         "--contract-circuit-breaker",
         "petstore_trip_after",
-        {"type": int, "default": 3, "metavar": "N", "help": "send nothing after N requests in a row got no answer"},
+        {
+            "type": int,
+            "default": DEFAULT_TRIP_AFTER,
+            "metavar": "N",
+            "help": "send nothing after N requests in a row got no answer",
+        },
     ),
     (
         "--contract-waivers",

@@ -23,7 +23,7 @@ from typing import Any, cast
 import pytest
 
 from petstore_contract.core.records import BUDGET, TARGET, UNDECIDED, TestRecord, Undecided, undecided
-from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.clauses import CLAUSE_IDS, registry
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.judging.expect import JUDGE_KEY, judge_of
 from petstore_contract.plugin.classify import WARNING_SECTION, FailureRepr, failure_text, record_of, warned_only
@@ -312,7 +312,7 @@ class ContractSession:
             if self.run.read_only and item.get_closest_marker("writes"):
                 item.add_marker(pytest.mark.skip(reason="not selected: read-only run (this test has to POST)"))
         if whole_suite_selected(config):
-            missing = sorted(set(clauses) - covered - {"generated.other"})
+            missing = sorted(set(clauses) - covered - {CLAUSE_IDS.generated_other})
             if len(items) > len(clauses) and missing:
                 problems += [f"clause {cid!r} has no test" for cid in missing]
         if problems:

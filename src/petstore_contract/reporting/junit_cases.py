@@ -1,7 +1,7 @@
 """The testcases the suite adds to pytest's JUnit XML: one per selected clause and one for the verdict.
 
 A CI test view shows testcases, never suite properties.  A finding made by a set-up exchange, by a
-table another test sent or by the pipeline that judges every exchange (``judging/oracle.py``) is
+table another test sent or by the pipeline that judges every exchange (``judging/pipeline.py``) is
 attached to no failing test, so pytest's own testcases alone can be green while the run exits 1.
 These testcases make the view say what the exit code says:
 

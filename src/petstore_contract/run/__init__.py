@@ -31,9 +31,10 @@ from petstore_contract import __version__
 from petstore_contract.core import replay
 from petstore_contract.core.redaction import KeyFragments, Redactor
 from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
+from petstore_contract.defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_TRIP_AFTER
 from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from petstore_contract.interface.spec import spec_checksum
-from petstore_contract.judging import coverage, oracle
+from petstore_contract.judging import coverage, pipeline
 from petstore_contract.run import profiles
 from petstore_contract.run.api import Api, Row, answers_from_data, answers_to_data
 from petstore_contract.run.background import Background
@@ -61,8 +62,8 @@ class RunSettings:
     seed: int = profiles.DEFAULT_SEED
     run_id: str = ""
     timeout: float = DEFAULT_TIMEOUT
-    max_body_bytes: int = 4_000_000
-    trip_after: int = 3
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    trip_after: int = DEFAULT_TRIP_AFTER
     budget: float | None = None
     deadline: float | None = None
     concurrency: int = DEFAULT_CONCURRENCY
@@ -93,10 +94,10 @@ class Run:
         self.coverage = coverage.Tally(api_key)
         self.transport.adapter.watchers.append(self.coverage)
         self.guard.tallies["coverage"] = self.coverage.to_dict
-        # Every answer judged by the checks that apply to it, whichever part of the run asked (oracle.py).
-        self.oracle = oracle.Oracle(api_key, self.redact, settings.run_id)
-        self.transport.adapter.watchers.append(self.oracle)
-        self.guard.tallies["oracle"] = self.oracle.to_dict
+        # Every answer judged by the checks that apply to it, whichever part of the run asked (pipeline.py).
+        self.pipeline = pipeline.Pipeline(api_key, self.redact, settings.run_id)
+        self.transport.adapter.watchers.append(self.pipeline)
+        self.guard.tallies["pipeline"] = self.pipeline.to_dict
         self.recorder = har.Recorder(settings.record_dir, self._scrub(api_key)) if settings.record_dir else None
         if self.recorder is not None:
             self.transport.adapter.watchers.append(self.recorder)

@@ -17,6 +17,7 @@ from schemathesis.errors import FailureGroup
 
 from petstore_contract.core.records import Exchange, Finding, Violation
 from petstore_contract.core.redaction import Redactor
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import custom_checks, generated
 from petstore_contract.judging.expect import cut_short
@@ -25,7 +26,7 @@ from petstore_contract.run.background import Background
 from petstore_contract.transport import Batch, RunGuard, TargetProblem, Transport, throttling
 
 # A generated case's answer that never completed (RFC 9112 §6.3) is no documented answer of its operation (§4).
-CUT_CLAUSE = "responses.documented"
+CUT_CLAUSE = CLAUSE_IDS.responses_documented
 
 
 class GeneratedCases:
@@ -177,9 +178,9 @@ class GeneratedCases:
 
     def _count_examined(self, status: int, into: dict[str, int] | None) -> None:
         # What Schemathesis' checks and ours judge on an answer of this status (see test_generated.py).
-        clauses = ["responses.documented", "json.content-type"]
-        clauses += ["errors.body"] if status >= 400 else []
-        clauses += ["auth.challenge"] if status == 401 else []
+        clauses = [CLAUSE_IDS.responses_documented, CLAUSE_IDS.json_content_type]
+        clauses += [CLAUSE_IDS.errors_body] if status >= 400 else []
+        clauses += [CLAUSE_IDS.auth_challenge] if status == 401 else []
         examined = self._examined if into is None else into
         with self._examined_lock:
             for clause in clauses:

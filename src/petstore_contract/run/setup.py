@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.judging import expect, store
 from petstore_contract.run import Run, looks, lookup, writeplan
@@ -181,7 +182,7 @@ def seed(run: Run, api: Api) -> Seeded:
         pet = _keep(seeded, body, answer, found.get(index))
         if pet is None:
             # A refused plain NewPet is itself a create.created violation, reported with its exchange by
-            # the pipeline of every exchange (oracle.py); here it only blocks what needed the animal.
+            # the pipeline of every exchange (pipeline.py); here it only blocks what needed the animal.
             said = (
                 f"answered {answer.status} to a plain valid NewPet (a violation reported with its exchange)"
                 if isinstance(answer, Answer)
@@ -319,7 +320,7 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
         unfiltered = {grid_key(q): list_request(*q) for q in GRID if q[0] is None}
         filtered = {grid_key(q): list_request(*q) for q in GRID if q[0] is not None}
         pages = send_table(api, unfiltered) | send_table(api, filtered)
-        # Read alone in the same process as the grid, so that its pipeline (oracle.py) compares them too;
+        # Read alone in the same process as the grid, so that its pipeline (pipeline.py) compares them too;
         # the suite's own animals are read back beside them (``_reads``): one round trip for both.
         reads = {f"{SAMPLE}{pet_id}": Request("GET", f"/pets/{pet_id}") for pet_id in _sample_ids(pages)}
         return pages | send_table(api, reads | _own_reads(run, seeded))
@@ -344,7 +345,9 @@ def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) ->
         return seeded.own
     if read_only:
         raise undecided(clauses, EMPTY_STORE, "read-only run: the suite has no animals of its own to judge this by")
-    raise undecided(clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by="create.created")
+    raise undecided(
+        clauses, PRECONDITION, seeded.problem or "set-up created no animals", blocked_by=CLAUSE_IDS.create_created
+    )
 
 
 def _read_back(run: Run, seeded: Seeded) -> list[dict[str, Any]]:

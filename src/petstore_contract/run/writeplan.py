@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.run import Run
 
@@ -160,14 +161,14 @@ def plan_bodies(run: Run, crowded: bool) -> dict[str, dict[str, Any]]:
 # field against every JSON type that is not its own (§2: name a string, categoryId an int64, status a
 # PetStatus), ``true`` included (a loose equality takes true for any non-empty string).
 REJECTED: dict[str, dict[str, dict[str, Any]]] = {
-    "create.reject.required": {
+    CLAUSE_IDS.create_reject_required: {
         "no-name": {"categoryId": 1},
         "no-categoryId": {"name": "Rex"},
         "empty-object": {},
         "name-case": {"Name": "Rex", "categoryId": 1},
         "categoryId-case": {"name": "Rex", "CategoryID": 1},
     },
-    "create.reject.types": {
+    CLAUSE_IDS.create_reject_types: {
         "categoryId-string": {"name": "Rex", "categoryId": "5"},
         "categoryId-float": {"name": "Rex", "categoryId": 5.5},
         "categoryId-bool": {"name": "Rex", "categoryId": True},
@@ -184,7 +185,7 @@ REJECTED: dict[str, dict[str, dict[str, Any]]] = {
         "name-array": {"name": ["Rex"], "categoryId": 1},
         "name-object": {"name": {"first": "Rex"}, "categoryId": 1},
     },
-    "create.reject.status": {
+    CLAUSE_IDS.create_reject_status: {
         "status-unknown": {"name": "Rex", "categoryId": 1, "status": "adopted"},
         "status-case": {"name": "Rex", "categoryId": 1, "status": "Available"},
         "status-null": {"name": "Rex", "categoryId": 1, "status": None},

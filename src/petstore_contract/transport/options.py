@@ -6,6 +6,8 @@ import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from petstore_contract.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT, DEFAULT_TRIP_AFTER
+
 
 @dataclass(frozen=True)
 class TransportOptions:
@@ -14,14 +16,14 @@ class TransportOptions:
     base_url: str
     api_key: str
     key_env: str = "PETSTORE_API_KEY"
-    timeout: float = 10.0  # seconds per request (connect and each read)
-    max_body_bytes: int = 4_000_000
+    timeout: float = DEFAULT_TIMEOUT  # seconds per request (connect and each read)
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     verify: bool | str = True  # False, True or a CA bundle path
     client_cert: str | None = None  # PEM certificate (or certificate + key) for mutual TLS
     client_key: str | None = None
     use_proxy_env: bool = True  # HTTPS_PROXY/HTTP_PROXY/NO_PROXY, never for a loopback target
-    concurrency: int = 8  # threads of ``Transport.map`` and connections per origin
-    trip_after: int = 3  # requests in a row without answer that open the breaker; 0: never
+    concurrency: int = DEFAULT_CONCURRENCY  # threads of ``Transport.map`` and connections per origin
+    trip_after: int = DEFAULT_TRIP_AFTER  # requests in a row without answer that open the breaker; 0: never
     deadline: float | None = None  # epoch seconds (time.time()) at which the run budget is spent
     budget: float | None = None  # the budget in seconds, for messages
     max_redirects: int = 3
