@@ -102,6 +102,16 @@ EXCEPTIONS |= {
     ),
 }
 EXCEPTIONS[("list_item_status_uppercase", CLAUSE_IDS.list_status_filter)] = f"{NO_STATUS} with the filter's"
+# limit=100 refused (list.limit.accepted): the only page that could show more than 100 animals is never given,
+# and every smaller page shows fewer animals than the store holds (paging beyond a limit is not shown, §4.4).
+NO_100 = "the service refuses limit=100 (§4.1 allows 1 to 100): "
+EXCEPTIONS |= {
+    ("list_rejects_limit_100", CLAUSE_IDS.list_limit_maximum): NO_100 + "no page it gives could exceed 100",
+    ("list_rejects_limit_100", CLAUSE_IDS.list_status_found): NO_100
+    + "no status page it gives shows every animal of that status (the suite holds more than a smaller page)",
+    ("list_rejects_limit_100", CLAUSE_IDS.list_found): NO_100
+    + "no page it gives shows every animal the suite created (more than a smaller page holds)",
+}
 EXCEPTIONS[("create_ids_repeat_after_100", CLAUSE_IDS.list_limit_maximum)] = (
     "after 100 animals the service hands out the first ids again: the store shows no 101 distinct animals, so no "
     "page could exceed 100"
