@@ -212,7 +212,7 @@ def _unknown(run: Run, seeded: Seeded) -> dict[str, Row]:
     table = {
         pet_id: Request("GET", f"/pets/{pet_id}")
         for pet_id, probe in seeded.probes.items()
-        if probe["status"] == 200 or 400 <= probe["status"] < 500
+        if isinstance(status := probe["status"], int) and (status == 200 or 400 <= status < 500)  # None: unanswered
     }
     return run.once_answers("unknown", lambda: send_table(run.api, table))
 
