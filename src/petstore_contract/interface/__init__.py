@@ -8,6 +8,7 @@ The bottom layer: it imports nothing else of the package.
   Pet's verdict kept per distinct object);
 - ``clauses`` + ``clauses.toml``: the clause registry (id, section, level, quote, statement,
   whole-store flag, ``blocked-by``, ``undecided-ok``, the operation whose success it judges);
+- ``jsontypes``: JSON as the target answers it (``JsonValue``, ``JsonObject``), with no ``Any``;
 - ``silence``: where the document is silent: each request the run sends placed once, within the
   document or in a silence that HTTP decides.
 """
