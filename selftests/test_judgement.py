@@ -329,6 +329,30 @@ def test_a_clause_with_nothing_to_judge_in_a_test_is_left_to_the_others() -> Non
     assert judged["auth.challenge.quiet"] == "not_selected" and judged["auth.missing"] == "conforms"
 
 
+def _passed(nodeid: str, clauses: tuple[str, ...], examined: dict[str, int], nothing: tuple[str, ...]) -> TestRecord:
+    judge = Judge(finished=True)
+    judge.examined.update(examined)
+    for clause in clauses:
+        if clause in examined:
+            judge.outcomes[clause] = "conforms"
+    for clause in nothing:
+        judge.nothing_to_judge(clause)
+    call = pytest.CallInfo.from_call(lambda: None, "call")
+    return record_of(nodeid, clauses, call, _Report(), judge)  # type: ignore[arg-type]
+
+
+def test_a_clause_every_test_had_nothing_to_judge_for_ends_undecided_not_exercised() -> None:
+    """"Nothing to judge" leaves a clause to the tests that have something: where no test had, no check
+    judged an exchange for it, and it cannot conform (never "not selected" as if its tests had not run)."""
+    clauses = ("auth.missing", "auth.challenge.quiet")
+    alone = _passed("t::missing", clauses, {"auth.missing": 1}, nothing=("auth.challenge.quiet",))
+    (row,) = [row for row in clause_results([alone]) if row.id == "auth.challenge.quiet"]
+    assert row.outcome == "undecided" and [note.kind for note in row.notes] == [NOT_EXERCISED]
+    other = _passed("t::challenge", ("auth.challenge.quiet",), {"auth.challenge.quiet": 1}, nothing=())
+    (row,) = [row for row in clause_results([alone, other]) if row.id == "auth.challenge.quiet"]
+    assert row.outcome == "conforms" and row.exchanges == 1 and not row.notes
+
+
 @pytest.mark.parametrize(
     ("status", "body", "made"),
     [
