@@ -30,6 +30,7 @@ import proof_table
 import tiers
 from blind_scores import BlindScenario, run_blind_catalog
 from blind_scores import score_lines as blind_score_lines
+from devtools import undecided
 from devtools.killmatrix import Scenario, render, run_catalog
 from devtools.launcher import SuiteRun
 from loopback import Api, apps_served
@@ -278,6 +279,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         atomic.write_text(ROOT / "reports" / "kill-matrix.md", matrix + "\n")
         terminalreporter.section("kill matrix (scenario -> verdict, violated clauses, collateral) and scores")
         terminalreporter.write_line(matrix)
+        faults = proof_table.empty_faults(results)
+        if faults:  # the same runs, per fault: the clauses left undecided beside the violated ones
+            atomic.write_text(ROOT / "reports" / "one-fault.md", undecided.render(faults) + "\n")
+            left = proof_table.one_fault_left(results)
+            terminalreporter.write_line(
+                f"one fault, one clause: {len(left)} of {len(faults)} faults leave another clause undecided "
+                f"unexplained{': ' + ', '.join(left) if left else ''} (reports/one-fault.md)"
+            )
     if "blind" in collected:
         results, seconds = collected["blind"]
         lines = [

@@ -16,8 +16,9 @@ import pytest
 from blind_scores import ROUNDS, BlindScenario
 from blind_scores import caught as blind_caught
 from blind_scores import passed as blind_passed
-from devtools.killmatrix import Scenario, acceptable, collateral
+from devtools.killmatrix import EMPTY, Scenario, acceptable, collateral
 from devtools.launcher import SuiteRun
+from devtools.undecided import unexplained
 
 # The mutation sample's figures, stashed by its test in the process that ran it.
 MUTATION_KEY = pytest.StashKey[dict[str, Any]]()
@@ -40,7 +41,21 @@ def kill_matrix_figures(results: dict[Scenario, SuiteRun]) -> dict[str, Any]:
         "compliant servers passed": score("variant"),
         "unjudgeable targets inconclusive": score("unjudgeable"),
         "collateral clauses": extra,
+        "faults leaving another clause undecided, unexplained (empty store)": _ratio(
+            len(one_fault_left(results)), len(empty_faults(results))
+        ),
     }
+
+
+def empty_faults(results: dict[Scenario, SuiteRun]) -> dict[Scenario, SuiteRun]:
+    """The faults' runs on the empty store: the kill matrix's runs are the ones ``devtools.undecided`` makes."""
+    return {s: r for s, r in results.items() if s.kind == "fault" and s.store == EMPTY}
+
+
+def one_fault_left(results: dict[Scenario, SuiteRun]) -> list[str]:
+    """Issue 58's "one fault, one clause": the faults that leave a clause undecided beside the violated ones
+    that no exception, store size or comparison explains (``devtools.undecided.unexplained``)."""
+    return sorted(s.name for s, r in empty_faults(results).items() if unexplained(s.name, r))
 
 
 def blind_figures(results: dict[BlindScenario, SuiteRun]) -> dict[str, Any]:

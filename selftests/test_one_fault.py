@@ -178,3 +178,31 @@ def test_every_fault_of_a_principle_leaves_only_its_exceptions_undecided(princip
     }
     assert not {name: clauses for name, clauses in left.items() if clauses}
     assert all(caught(s, run) for s, run in runs.items()), {s.name: sorted(r.violated()) for s, r in runs.items()}
+
+
+def _summary(*clauses: tuple[str, str, str]) -> dict[str, object]:
+    rows = [{"id": c, "outcome": o, "notes": [{"kind": k, "reason": "r"}] if k else []} for c, o, k in clauses]
+    return {"verdict": "not_conformant", "clauses": rows}
+
+
+def test_the_self_proof_counts_the_faults_that_leave_a_clause_undecided_unexplained() -> None:
+    """The kill matrix's own runs on the empty store give issue 58's figure (``proof_table.one_fault_left``):
+    an undecided clause beside the violated one counts, an excepted one does not, a crowded run is not counted."""
+    import proof_table
+
+    excepted_fault, excepted_clause = next(iter(EXCEPTIONS))
+    results = {
+        Scenario("fault", "create_returns_200"): SuiteRun(
+            1, 1.0, _summary(("create.created", "violated", ""), ("create.echo", "undecided", "precondition"))
+        ),
+        Scenario("fault", excepted_fault): SuiteRun(
+            1, 1.0, _summary((FAULTS[excepted_fault].clause, "violated", ""), (excepted_clause, "undecided", "x"))
+        ),
+        Scenario("fault", "create_returns_200", "crowded"): SuiteRun(
+            1, 1.0, _summary(("create.created", "violated", ""), ("create.id", "undecided", "precondition"))
+        ),
+        Scenario("variant", next(iter(FAULTS))): SuiteRun(0, 1.0, {"verdict": "conformant", "clauses": []}),
+    }
+    assert proof_table.one_fault_left(results) == ["create_returns_200"]
+    figure = proof_table.kill_matrix_figures(results)
+    assert figure["faults leaving another clause undecided, unexplained (empty store)"] == [1, 2]
