@@ -342,7 +342,7 @@ def _passed(nodeid: str, clauses: tuple[str, ...], examined: dict[str, int], not
 
 
 def test_a_clause_every_test_had_nothing_to_judge_for_ends_undecided_not_exercised() -> None:
-    """"Nothing to judge" leaves a clause to the tests that have something: where no test had, no check
+    """A clause "nothing to judge" leaves to the tests that have something: where no test had, no check
     judged an exchange for it, and it cannot conform (never "not selected" as if its tests had not run)."""
     clauses = ("auth.missing", "auth.challenge.quiet")
     alone = _passed("t::missing", clauses, {"auth.missing": 1}, nothing=("auth.challenge.quiet",))

@@ -205,7 +205,10 @@ def seed(run: Run, api: Api) -> Seeded:
     if seeded.whole_before and parts & {PLAN, FILLERS}:
         seeded.early = answers_to_data(looks.early_look(api))
     if seeded.whole_before and FILLERS in parts:
-        fillers = store.fillers_needed(pages[0], len(seeded.sent) + len(seeded.beside_plan)) if pages[0] else 0
+        # Distinct ids: a create that answered an id already known (a client's id taken, replacing that
+        # animal) added none, so the store still needs its fillers to reach 101 animals.
+        made = set(seeded.sent) | {str(pet["id"]) for pet in seeded.beside_plan}
+        fillers = store.fillers_needed(pages[0], len(made)) if pages[0] else 0
         _fill(run, api, seeded, fillers)
     return seeded
 
