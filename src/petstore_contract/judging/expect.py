@@ -33,6 +33,7 @@ from petstore_contract.core.records import (
     Finding,
     Mismatch,
     Note,
+    Outcome,
     Undecided,
     Violation,
 )
@@ -251,7 +252,7 @@ def not_deprecated(answer: Answer) -> None:
 class Judge:
     """What a test decided, clause by clause; the plugin reads it after the test."""
 
-    outcomes: dict[str, str] = field(default_factory=dict)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
