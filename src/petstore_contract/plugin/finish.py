@@ -101,9 +101,9 @@ class Finish:
         # Every exchange of every process was judged by the pipeline (pipeline.py): what no test reported,
         # and every id its creates were answered with, held together (``ids``).
         pipeline = self._pipeline()
-        universal = tally.unreported(pipeline["findings"], every)
+        universal = tally.unreported(pipeline.findings, every)
         every = [*every, universal] if universal is not None else every
-        twice = ids.handed_twice(pipeline["handed"])
+        twice = ids.handed_twice(list(pipeline.handed))
         every = [*every, twice.record] if twice.record is not None else every
         # Problems first: asking the findings again never hides one.  It can only tell a 5xx of the
         # deployment from the service's (``flicker``): those findings are set aside, and the run says why.
@@ -120,7 +120,7 @@ class Finish:
         facts = self.run.facts() | _timing(self.run.settings.started) | counters | processes
         facts["reasked"] = reasked.sent
         pipeline = self._pipeline()  # the re-asks' answers judged too
-        facts["judged"], facts["unanswered"] = pipeline["judged"], pipeline["unanswered"]
+        facts["judged"], facts["unanswered"] = pipeline.judged, pipeline.unanswered
         rows = checked_reasons(clause_results(judged), int(counters.get("unknown_writes") or 0))
         if self.unjudged:
             rows = void(rows, self.unjudged)  # what the pre-flight's answers showed is judged by nothing
@@ -149,7 +149,7 @@ class Finish:
             return exitstatus
         return self.result.process_exit_code
 
-    def _pipeline(self) -> dict[str, Any]:
+    def _pipeline(self) -> tally.Tally:
         """The pipeline's judgements and findings, every process's (from the files beside their counters)."""
         return tally.merge(self.run.settings.shared_dir or None, self.run.pipeline.to_dict())
 
