@@ -175,7 +175,8 @@ class Finish:
         if not shared:
             return self.run.guard.counters(), self.run.guard.server_errors()
         counters = merge_counters(shared)
-        return counters, [Exchange.from_dict(data) for data in counters.pop(SERVER_ERRORS)]
+        kept = counters.pop(SERVER_ERRORS, None)
+        return counters, [Exchange.from_dict(data) for data in kept] if isinstance(kept, list) else []
 
     def finish_terminal(self) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
