@@ -65,6 +65,15 @@ def texts(data: Mapping[str, JsonLike], key: str) -> tuple[str, ...]:
     return tuple(str(value) for value in values)
 
 
+def numbers(data: Mapping[str, JsonLike], key: str) -> tuple[int, ...]:
+    """The array of integers under ``key``."""
+    values = items(data, key)
+    found = tuple(value for value in values if isinstance(value, int) and not isinstance(value, bool))
+    if len(found) != len(values):
+        raise WireError(f"{key}: an array of integers expected")
+    return found
+
+
 def pairs(data: Mapping[str, JsonLike], key: str) -> tuple[tuple[str, str], ...]:
     """The array of [name, value] pairs under ``key`` (header fields in their order)."""
     found: list[tuple[str, str]] = []
