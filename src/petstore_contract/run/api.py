@@ -67,7 +67,7 @@ class Api:
         method: str,
         path: str,
         *,
-        params: dict[str, Any] | None = None,
+        params: Mapping[str, JsonLike] | None = None,
         json_body: Any = UNSET,
         data: bytes | str | None = None,
         authorization: str | None = VALID,
