@@ -17,7 +17,7 @@ the plugin reports it passed, the warning in its report's sections and in the ru
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -195,7 +195,10 @@ def failure_text(record: TestRecord, key_variable: str = "") -> str:
     return "\n".join(lines)
 
 
-def find_error(error: BaseException, kind: type[Any]) -> Any:
+E = TypeVar("E", bound=BaseException)
+
+
+def find_error(error: BaseException, kind: type[E]) -> E | None:
     """The first exception of ``kind`` in the error, its groups (Hypothesis, Schemathesis) and its chain."""
     seen: list[BaseException] = []
     todo: list[BaseException | None] = [error]
