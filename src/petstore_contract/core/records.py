@@ -168,7 +168,7 @@ class Finding:
             "test": self.test,
             "source": self.source,
             "expectation": self.expectation,
-            "repeat": self.repeat.value,
+            "repeat": str(self.repeat),
             "repeat_detail": self.repeat_detail,
             "signature": signature,
         }
@@ -202,7 +202,7 @@ class Note:
 
     def to_dict(self) -> JsonObject:
         clauses: list[JsonValue] = [*self.clauses]
-        return {"clauses": clauses, "kind": self.kind.value, "reason": self.reason, "blocked_by": self.blocked_by}
+        return {"clauses": clauses, "kind": str(self.kind), "reason": self.reason, "blocked_by": self.blocked_by}
 
     @classmethod
     def from_dict(cls, value: JsonLike) -> Note:
@@ -264,8 +264,8 @@ class TestRecord:
         return {
             "nodeid": self.nodeid,
             "clauses": [*self.clauses],
-            "outcome": self.outcome.value,
-            "judged": {cid: outcome.value for cid, outcome in self.judged.items()},
+            "outcome": str(self.outcome),
+            "judged": {cid: str(outcome) for cid, outcome in self.judged.items()},
             "findings": [f.to_dict() for f in self.findings],
             "notes": [n.to_dict() for n in self.notes],
             "warnings": [*self.warnings],
@@ -322,7 +322,7 @@ class ClauseResult:
             "section": self.section,
             "level": self.level,
             "quote": self.quote,
-            "outcome": self.outcome.value,
+            "outcome": str(self.outcome),
             "findings": findings,
             "notes": [n.to_dict() for n in self.notes],
             "tests": [*self.tests],
@@ -368,7 +368,7 @@ class RunResult:
     def to_dict(self) -> JsonObject:
         return {
             "schema_version": SCHEMA_VERSION,
-            "verdict": self.verdict.value,
+            "verdict": str(self.verdict),
             "reason": self.reason,
             "exit_code": self.exit_code,
             **self.facts,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import Exchange, RunResult, TestRecord
+from petstore_contract.core.records import CONFORMS, NOT_SELECTED, Exchange, RunResult, TestRecord
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import coverage, flicker, ids, reask, tally, waivers
 from petstore_contract.judging.verdict import checked_reasons, clause_results, decide, server_errors_record, void
@@ -49,7 +49,7 @@ class Finish:
             return
         record = TestRecord.from_dict(data)
         previous = self.records.get(record.nodeid)
-        if previous is None or previous.outcome in ("conforms", "not_selected"):
+        if previous is None or previous.outcome in (CONFORMS, NOT_SELECTED):
             self.records[record.nodeid] = record
 
     def problems(self, exitstatus: int, counters: dict[str, Any]) -> list[str]:
@@ -87,7 +87,7 @@ class Finish:
         if self.unjudged:
             return False  # the pre-flight decided, and its reason is the run's
         refused = {f.test for r in self.records.values() for f in r.findings if f.clause == CLAUSE_IDS.auth_accepted}
-        accepted = [r for r in self.records.values() if r.judged.get(CLAUSE_IDS.auth_accepted) == "conforms"]
+        accepted = [r for r in self.records.values() if r.judged.get(CLAUSE_IDS.auth_accepted) == CONFORMS]
         return bool(refused) and not accepted
 
     def finish(self, exitstatus: int, processes: dict[str, Any]) -> int:
