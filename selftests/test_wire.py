@@ -11,12 +11,16 @@ import json
 from pathlib import Path
 
 import pytest
+from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core.outcomes import Outcome, Reason, Repeat
 from petstore_contract.core.records import Exchange, Finding, Note, TestRecord
 from petstore_contract.core.wire import WireError
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import tally
+from petstore_contract.run.api import answers_from_data, answers_to_data
+from petstore_contract.transport import Answer, TargetProblem
+from petstore_contract.transport.answers import Unanswered
 
 EXCHANGE = Exchange(
     "GET",
@@ -95,3 +99,26 @@ def test_a_record_of_another_form_is_one_clear_error(data: dict[str, object], fi
 def test_an_unknown_outcome_is_refused() -> None:
     with pytest.raises(ValueError, match="'conforming'"):
         TestRecord.from_dict({**RECORD.to_dict(), "outcome": "conforming"})
+
+
+def test_a_row_of_a_table_comes_back_answered_or_not() -> None:
+    """A table's rows cross as ``answers_to_data``: an answer whole, a row unanswered with its reason."""
+    answer = Answer(404, CaseInsensitiveDict({"Content-Type": "application/json"}), b'{"code": 404}', EXCHANGE)
+    lost = Unanswered(TargetProblem("GET /pets/7: no answer (reset)", kind="target", exchange=EXCHANGE))
+    back = answers_from_data(json.loads(json.dumps(answers_to_data({"a": answer, "b": lost}))))
+    got, missing = back["a"], back["b"]
+    assert isinstance(got, Answer) and isinstance(missing, Unanswered)
+    assert (got.status, dict(got.headers), got.body, got.exchange, got.raw) == (
+        404,
+        dict(answer.headers),
+        answer.body,
+        EXCHANGE,
+        None,
+    )
+    assert (missing.problem.message, missing.problem.kind, missing.problem.exchange) == (
+        lost.problem.message,
+        "target",
+        EXCHANGE,
+    )
+    with pytest.raises(TargetProblem):
+        missing.status  # noqa: B018 (reading it is the check)
