@@ -28,7 +28,7 @@ from petstore_contract.interface.silence import SILENCES, classify
 from petstore_contract.judging import http_layer
 from petstore_contract.judging.pipeline import Pipeline
 from petstore_contract.transport import Observed
-from petstore_contract.transport.raw import RawAnswer
+from petstore_contract.transport.answers import Answer, RawView
 from tests.test_http_layer import CASES, Case
 
 KEY = "Framing-Key-0123456789"
@@ -90,7 +90,7 @@ def _answer_headers(status: int, media: str) -> list[tuple[str, str]]:
     return headers + ([("Location", "http://127.0.0.1:1/v1/pets/")] if 300 <= status < 400 else [])
 
 
-def _raw(case: Case, status: int, body: tuple[str, bytes], complete: bool) -> RawAnswer:
+def _raw(case: Case, status: int, body: tuple[str, bytes], complete: bool) -> Answer:
     media, content = body[0], body[1].replace(b"%d", str(status).encode())
     pairs = _answer_headers(status, media)
     problem = "" if complete else "the answer ended before its framing did (chunked, without its last chunk)"
@@ -98,16 +98,18 @@ def _raw(case: Case, status: int, body: tuple[str, bytes], complete: bool) -> Ra
     exchange = Exchange(
         "POST", URL, tuple(shown), NEW_PET.decode(), status, tuple(pairs), content.decode(), len(content)
     )
-    return RawAnswer(status, CaseInsensitiveDict(dict(pairs)), content, content, complete, problem, (), exchange)
+    return Answer(status, CaseInsensitiveDict(dict(pairs)), content, exchange, RawView(content, complete, problem))
 
 
-def _seen(case: Case, answer: RawAnswer) -> Observed:
+def _seen(case: Case, answer: Answer) -> Observed:
     """The same exchange as the pipeline reads it (``transport/raw.py``: Content-Length left out of the view)."""
     request = requests.PreparedRequest()
     request.method, request.url, request.body = "POST", URL, NEW_PET
     request.headers = CaseInsensitiveDict({k: v for k, v in _request_headers(case) if k.lower() != "content-length"})
     pairs = tuple(answer.headers.items())
-    return Observed(request, 0.0, 0.0, status=answer.status, headers=pairs, body=answer.body, problem=answer.problem)
+    return Observed(
+        request, 0.0, 0.0, status=answer.status, headers=pairs, body=answer.body, problem=answer.raw_view().problem
+    )
 
 
 def _pipeline(seen: Observed) -> list[str]:

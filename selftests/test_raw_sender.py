@@ -5,17 +5,19 @@ data or as a one-line TargetProblem, never another exception."""
 from __future__ import annotations
 
 import gzip
+import json
 import socket
 import threading
 from collections.abc import Iterator
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core.records import Exchange
 from petstore_contract.transport import TargetProblem, Transport
-from petstore_contract.transport.raw import DECODED_LIMIT, RawAnswer, RawRequest, RawSender
+from petstore_contract.transport.answers import Answer, RawView, row_from_dict
+from petstore_contract.transport.raw import DECODED_LIMIT, RawRequest, RawSender
 from transportkit import options
 
 Peer = tuple[str, list[bytes], threading.Event]
@@ -87,7 +89,7 @@ def test_a_body_that_decodes_to_gigabytes_is_decoded_up_to_a_bound(
     )
     started.set()
     got = _sender(base_url).send(RawRequest("GET", "/pets", (("Accept-Encoding", "gzip"),)))
-    assert got.status == 200 and len(got.body) <= DECODED_LIMIT and len(got.wire) == len(bomb)
+    assert got.status == 200 and len(got.body) <= DECODED_LIMIT and len(got.raw_view().wire) == len(bomb)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +108,7 @@ def test_only_the_target_leaves_an_answer_incomplete(peer: Peer, answer: bytes, 
     started.set()
     sender = RawSender(Transport(options(base_url, timeout=2.0, max_body_bytes=1000)).adapter)
     got = sender.send(RawRequest("GET", "/pets", ()))
-    assert got.complete is complete and got.problem.startswith(why), got.problem
+    assert got.raw_view().complete is complete and got.raw_view().problem.startswith(why), got.raw_view().problem
 
 
 def test_a_throttling_answer_is_waited_out_and_the_request_sent_again(peer: Peer) -> None:
@@ -127,18 +129,17 @@ def test_a_throttling_answer_is_waited_out_and_the_request_sent_again(peer: Peer
 def test_an_answer_shared_between_the_runs_processes_keeps_every_field() -> None:
     """The HTTP layer's answers are sent once a run and shared as data (``tests/test_http_layer.py``): an
     answer the run stopped reading at its own limit stays complete on the other side, as on this one."""
-    from tests.test_http_layer import _data, _row
-
-    answer = RawAnswer(
+    view = RawView(b"[]", True, "the body exceeds 1000 bytes (--contract-max-body-bytes); stopped reading", (100,))
+    answer = Answer(
         200,
         CaseInsensitiveDict({"Content-Type": "application/json"}),
         b"[]",
-        b"[]",
-        True,
-        "the body exceeds 1000 bytes (--contract-max-body-bytes); stopped reading",
-        (100,),
         Exchange("GET", "http://127.0.0.1:1/v1/pets?limit=100", status=200),
+        view,
     )
-    back = _row(_data(answer))
-    assert isinstance(back, RawAnswer)
-    assert [getattr(back, f.name) for f in fields(RawAnswer)] == [getattr(answer, f.name) for f in fields(RawAnswer)]
+    back = row_from_dict(json.loads(json.dumps(answer.to_dict())))
+    assert isinstance(back, Answer)
+    assert [getattr(back, f.name) for f in fields(Answer)] == [getattr(answer, f.name) for f in fields(Answer)]
+    plain = replace(answer, raw=None)
+    again = row_from_dict(json.loads(json.dumps(plain.to_dict())))
+    assert isinstance(again, Answer) and again.raw is None and again.raw_view() == RawView(b"[]")

@@ -15,7 +15,6 @@ read-only run they are not sent.
 
 from __future__ import annotations
 
-import base64
 import json
 import tomllib
 from dataclasses import dataclass
@@ -23,17 +22,17 @@ from importlib.resources import files
 from typing import Any
 
 import pytest
-from requests.structures import CaseInsensitiveDict
 
-from petstore_contract.core.records import Exchange
 from petstore_contract.interface.clauses import ClauseId, clause_id
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging import http_layer
 from petstore_contract.judging.expect import Judge
 from petstore_contract.run import Run, ahead
 from petstore_contract.run.ahead import sent_ahead
 from petstore_contract.run.setup import Seeded
 from petstore_contract.transport import TargetProblem
-from petstore_contract.transport.raw import RawAnswer, RawRequest, RawSender
+from petstore_contract.transport.answers import Row, Unanswered, row_from_dict
+from petstore_contract.transport.raw import RawRequest, RawSender
 
 SET_UP_WRITES = ()
 LONG = 9000  # past RFC 9110 §4.1's 8000 octets and Apache httpd's 8190-byte request line
@@ -94,50 +93,19 @@ def request_of(run: Run, case: Case) -> RawRequest:
     return RawRequest(case.method, target, tuple(headers), body, expect_continue=case.expect_continue)
 
 
-def _send(sender: RawSender, run: Run, case: Case) -> dict[str, Any]:
+def _send(sender: RawSender, run: Run, case: Case) -> JsonObject:
     try:
         answer = sender.send(
             request_of(run, case), no_answer_is_an_answer=case.rule in http_layer.ANSWERED_BY_THE_WEB_SERVER
         )
     except TargetProblem as problem:
-        exchange = problem.exchange.to_dict() if problem.exchange is not None else None
-        return {"unanswered": problem.message, "kind": problem.kind, "exchange": exchange}
-    return _data(answer)
-
-
-def _data(answer: RawAnswer) -> dict[str, Any]:
-    """An answer as plain data, for the run's processes to share (``_row`` reads it back, whole)."""
-    return {
-        "status": answer.status,
-        "headers": list(answer.headers.items()),
-        "wire": base64.b64encode(answer.wire).decode(),
-        "body": base64.b64encode(answer.body).decode(),
-        "complete": answer.complete,
-        "problem": answer.problem,
-        "interim": list(answer.interim),
-        "exchange": answer.exchange.to_dict(),
-    }
-
-
-def _row(data: dict[str, Any]) -> RawAnswer | TargetProblem:
-    if "unanswered" in data:
-        exchange = Exchange.from_dict(data["exchange"]) if data["exchange"] else None
-        return TargetProblem(data["unanswered"], kind=data["kind"], exchange=exchange)
-    return RawAnswer(
-        data["status"],
-        CaseInsensitiveDict(dict(data["headers"])),
-        base64.b64decode(data["wire"]),
-        base64.b64decode(data["body"]),
-        data["complete"],
-        data["problem"],
-        tuple(data["interim"]),
-        Exchange.from_dict(data["exchange"]),
-    )
+        return Unanswered(problem).to_dict()
+    return answer.to_dict()  # with its raw bytes view, for the run's processes to share
 
 
 @sent_ahead("http_layer")
-def _http_layer(run: Run, seeded: Seeded) -> dict[str, RawAnswer | TargetProblem]:
-    def send() -> dict[str, Any]:
+def _http_layer(run: Run, seeded: Seeded) -> dict[str, Row]:
+    def send() -> dict[str, JsonObject]:
         sender = RawSender(run.api.transport.adapter)
         chosen = [case for case in CASES.values() if not (case.writes and run.read_only)]
         # The large bodies one at a time (at most one of them in memory), the rest side by side.
@@ -150,11 +118,11 @@ def _http_layer(run: Run, seeded: Seeded) -> dict[str, RawAnswer | TargetProblem
         run.api.transport.guard.note_layer(len(sent), len({c.rule for c in sent}), sum(c.size for c in sent))
         return answers
 
-    return {key: _row(data) for key, data in run.once("http_layer", send).items()}
+    return {key: row_from_dict(data) for key, data in run.once("http_layer", send).items()}
 
 
 @pytest.fixture(scope="module")
-def http_answers(run: Run, seeded: Seeded) -> dict[str, RawAnswer | TargetProblem]:
+def http_answers(run: Run, seeded: Seeded) -> dict[str, Row]:
     return ahead.answers(run, "http_layer", seeded)
 
 
@@ -167,16 +135,16 @@ def _params() -> list[Any]:
     ]
 
 
-def _judge(answers: dict[str, RawAnswer | TargetProblem], run: Run, judge: Judge, key: str) -> None:
+def _judge(answers: dict[str, Row], run: Run, judge: Judge, key: str) -> None:
     case = CASES[key]
     row = answers[key]
     with judge(case.clause):
-        if isinstance(row, TargetProblem):
-            mismatch = http_layer.unanswered(case.rule, row)
+        if isinstance(row, Unanswered):
+            mismatch = http_layer.unanswered(case.rule, row.problem)
             if mismatch is not None:
                 raise mismatch
             if case.rule not in http_layer.ANSWERED_BY_THE_WEB_SERVER:
-                raise row
+                raise row.problem
             return
         http_layer.RULES[case.rule](case, row, run.api.api_key)
 

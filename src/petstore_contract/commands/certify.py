@@ -130,7 +130,7 @@ def _bundle(out: Path, record: Path, args: argparse.Namespace, started: str) -> 
     title = f"{args.product} {args.product_version}: Pet Store contract certification"
     exchanges = har.build(record, title=title, creator_version=__version__)
     har.write(out / bundle.HAR_FILE, exchanges, scrub)
-    about = _about(args, started, len(exchanges["log"]["entries"]))
+    about = _about(args, started, har.entry_count(exchanges))
     bundle.write_manifest(out, bundle.manifest(out, summary, about), scrub)
     return f"bundle: {out} ({summary['verdict_line']}); check it with: petstore-contract verify {out}"
 

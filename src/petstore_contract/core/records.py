@@ -10,12 +10,18 @@ trip from an xdist worker to the controller.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import pytest
 
-from petstore_contract.core import replay
+from petstore_contract.core import replay, wire
+
+# The records' vocabulary, imported from here as from its own module.
+from petstore_contract.core.outcomes import *  # noqa: F403
+from petstore_contract.core.outcomes import EXIT_CODES, Outcome, Reason, Repeat, Verdict
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
 from petstore_contract.interface.spec import operation_of
 
 # 2: findings carry ``expectation``, ``signature`` and ``id``; the run carries ``problems``.
@@ -23,32 +29,8 @@ from petstore_contract.interface.spec import operation_of
 # 5: a conforming clause may carry ``not_applicable`` notes (``NOT_APPLICABLE``).
 SCHEMA_VERSION = 5
 
-# Clause outcomes.
-CONFORMS, VIOLATED, UNDECIDED, NOT_SELECTED = "conforms", "violated", "undecided", "not_selected"
-# Run verdicts and their exit codes (pytest keeps 2-5 for itself).
-CONFORMANT, NOT_CONFORMANT, INCONCLUSIVE = "conformant", "not_conformant", "inconclusive"
-EXIT_CODES = {CONFORMANT: 0, NOT_CONFORMANT: 1, INCONCLUSIVE: 6}
-
-# Why a clause is undecided.  Only the kinds in BLOCKING make a run inconclusive: a store too large
-# to see whole, or an optional header that was not sent, leave the rest of the verdict standing.
-TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER = "target", "budget", "precondition", "throttled", "other"
-STORE_TOO_LARGE, NOT_SENT, EMPTY_STORE = "store_too_large", "not_sent", "empty_store"
-NOT_EXERCISED = "not_exercised"  # selected, but no check judged an exchange of the target for it
-# Not a reason for undecided: a note on a *conforming* clause whose rule applies only to what the target chose
-# to send, and it sent none of it (no Sunset header: read.sunset).  Nothing broke the rule; the note says why
-# no exchange showed it holding.
-NOT_APPLICABLE = "not_applicable"
-# A 5xx of the deployment (a gateway's page, a drained instance) that the same request did not get again:
-# no answer of the service to judge (``judging.flicker``).
-DEPLOYMENT = "deployment"
-BLOCKING = frozenset({TARGET, BUDGET, PRECONDITION, THROTTLED, OTHER, NOT_EXERCISED, DEPLOYMENT})
 
 BODY_EXCERPT = 2000
-
-# A finding asked once more at the end of the run (``reask``): the same check failed again, it held,
-# or the request was not sent again (with the reason).  Either way the finding stays a violation.
-REPRODUCED, SEEN_ONCE, NOT_REASKED = "reproduced", "seen_once", "not_reasked"
-REPEAT_WORDS = {REPRODUCED: "reproduced", SEEN_ONCE: "seen once", NOT_REASKED: "not re-asked"}
 
 
 def cut(text: str, limit: int = BODY_EXCERPT) -> str:
@@ -87,18 +69,35 @@ class Exchange:
                 return value
         return None
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["request_headers"] = [list(pair) for pair in self.request_headers]
-        data["response_headers"] = [list(pair) for pair in self.response_headers]
-        return data
+    def to_dict(self) -> JsonObject:
+        return {
+            "method": self.method,
+            "url": self.url,
+            "request_headers": [[name, value] for name, value in self.request_headers],
+            "request_body": self.request_body,
+            "status": self.status,
+            "response_headers": [[name, value] for name, value in self.response_headers],
+            "response_body": self.response_body,
+            "response_length": self.response_length,
+            "problem": self.problem,
+            "request_body_base64": self.request_body_base64,
+        }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Exchange:
-        fields = dict(data)
-        fields["request_headers"] = tuple(tuple(pair) for pair in data.get("request_headers", ()))
-        fields["response_headers"] = tuple(tuple(pair) for pair in data.get("response_headers", ()))
-        return cls(**fields)
+    def from_dict(cls, value: JsonLike) -> Exchange:
+        data = wire.fields(value, "exchange")
+        return cls(
+            method=wire.text(data, "method"),
+            url=wire.text(data, "url"),
+            request_headers=wire.pairs(data, "request_headers"),
+            request_body=wire.maybe_text(data, "request_body"),
+            status=wire.maybe_number(data, "status"),
+            response_headers=wire.pairs(data, "response_headers"),
+            response_body=wire.text(data, "response_body", ""),
+            response_length=wire.number(data, "response_length", 0),
+            problem=wire.text(data, "problem", ""),
+            request_body_base64=wire.maybe_text(data, "request_body_base64"),
+        )
 
 
 class Signature(NamedTuple):
@@ -139,7 +138,7 @@ class Finding:
     expectation: str = ""
     # Asked again at the run's end: REPRODUCED, SEEN_ONCE or NOT_REASKED ("" until the run's end
     # decides it), and one line saying what came back or why it was not sent.  Not in the signature.
-    repeat: str = ""
+    repeat: Repeat = Repeat.UNASKED
     repeat_detail: str = ""
 
     def signature(self) -> Signature:
@@ -159,17 +158,37 @@ class Finding:
         """Findings with the same clause and expectation and observation are one finding."""
         return (self.clause, self.expected, self.observed)
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["exchange"] = self.exchange.to_dict() if self.exchange else None
-        data["signature"] = self.signature().to_dict()
-        return data
+    def to_dict(self) -> JsonObject:
+        signature: JsonObject = {**self.signature().to_dict()}
+        return {
+            "clause": self.clause,
+            "expected": self.expected,
+            "observed": self.observed,
+            "exchange": self.exchange.to_dict() if self.exchange else None,
+            "test": self.test,
+            "source": self.source,
+            "expectation": self.expectation,
+            "repeat": str(self.repeat),
+            "repeat_detail": self.repeat_detail,
+            "signature": signature,
+        }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Finding:
-        exchange = Exchange.from_dict(data["exchange"]) if data.get("exchange") else None
-        derived = ("signature", "id", "waiver")  # computed or added by the run, never read back
-        return cls(**{**{k: v for k, v in data.items() if k not in derived}, "exchange": exchange})
+    def from_dict(cls, value: JsonLike) -> Finding:
+        """Its ``signature``, ``id`` and ``waiver`` are computed or added by the run, never read back."""
+        data = wire.fields(value, "finding")
+        exchange = data.get("exchange")
+        return cls(
+            clause=wire.text(data, "clause"),
+            expected=wire.text(data, "expected"),
+            observed=wire.text(data, "observed"),
+            exchange=Exchange.from_dict(exchange) if exchange else None,
+            test=wire.text(data, "test", ""),
+            source=wire.text(data, "source", "targeted"),
+            expectation=wire.text(data, "expectation", ""),
+            repeat=Repeat(wire.text(data, "repeat", "")),
+            repeat_detail=wire.text(data, "repeat_detail", ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -177,16 +196,19 @@ class Note:
     """Why a clause stayed undecided: a kind from this module and one line for people."""
 
     clauses: tuple[str, ...]
-    kind: str
+    kind: Reason
     reason: str
     blocked_by: str = ""  # the clause whose failure left a precondition unmet
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "clauses": list(self.clauses)}
+    def to_dict(self) -> JsonObject:
+        clauses: list[JsonValue] = [*self.clauses]
+        return {"clauses": clauses, "kind": str(self.kind), "reason": self.reason, "blocked_by": self.blocked_by}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Note:
-        return cls(**{**data, "clauses": tuple(data["clauses"])})
+    def from_dict(cls, value: JsonLike) -> Note:
+        data = wire.fields(value, "note")
+        kind = Reason(wire.text(data, "kind"))
+        return cls(wire.texts(data, "clauses"), kind, wire.text(data, "reason"), wire.text(data, "blocked_by", ""))
 
 
 class Mismatch(AssertionError):
@@ -217,7 +239,7 @@ class Undecided(pytest.skip.Exception):  # type: ignore[name-defined,misc]
         super().__init__(f"undecided ({note.kind}): {note.reason}", allow_module_level=False)
 
 
-def undecided(clauses: str | tuple[str, ...], kind: str, reason: str, blocked_by: str = "") -> Undecided:
+def undecided(clauses: str | tuple[str, ...], kind: Reason, reason: str, blocked_by: str = "") -> Undecided:
     ids = (clauses,) if isinstance(clauses, str) else tuple(clauses)
     return Undecided(Note(ids, kind, reason, blocked_by))
 
@@ -230,39 +252,41 @@ class TestRecord:
 
     nodeid: str
     clauses: tuple[str, ...]
-    outcome: str = CONFORMS  # conforms | violated | undecided | not_selected | error
-    judged: dict[str, str] = field(default_factory=dict)  # clause -> its outcome in this test
+    outcome: Outcome = Outcome.CONFORMS
+    judged: dict[str, Outcome] = field(default_factory=dict)  # clause -> its outcome in this test
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     detail: str = ""  # for an error of the suite itself: its one-line description
     examined: dict[str, int] = field(default_factory=dict)  # clause -> exchanges judged for it
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "nodeid": self.nodeid,
-            "clauses": list(self.clauses),
-            "outcome": self.outcome,
-            "judged": dict(self.judged),
+            "clauses": [*self.clauses],
+            "outcome": str(self.outcome),
+            "judged": {cid: str(outcome) for cid, outcome in self.judged.items()},
             "findings": [f.to_dict() for f in self.findings],
             "notes": [n.to_dict() for n in self.notes],
-            "warnings": list(self.warnings),
+            "warnings": [*self.warnings],
             "detail": self.detail,
-            "examined": dict(self.examined),
+            "examined": {**self.examined},
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TestRecord:
+    def from_dict(cls, value: JsonLike) -> TestRecord:
+        data = wire.fields(value, "test record")
+        judged = wire.table(data, "judged")
         return cls(
-            nodeid=data["nodeid"],
-            clauses=tuple(data["clauses"]),
-            outcome=data["outcome"],
-            judged=dict(data.get("judged", {})),
-            findings=[Finding.from_dict(f) for f in data["findings"]],
-            notes=[Note.from_dict(n) for n in data["notes"]],
-            warnings=list(data.get("warnings", ())),
-            detail=data.get("detail", ""),
-            examined=dict(data.get("examined", {})),
+            nodeid=wire.text(data, "nodeid"),
+            clauses=wire.texts(data, "clauses"),
+            outcome=Outcome(wire.text(data, "outcome")),
+            judged={cid: Outcome(wire.text(judged, cid)) for cid in judged},
+            findings=[Finding.from_dict(f) for f in wire.items(data, "findings")],
+            notes=[Note.from_dict(n) for n in wire.items(data, "notes")],
+            warnings=list(wire.texts(data, "warnings")),
+            detail=wire.text(data, "detail", ""),
+            examined=wire.counts(data, "examined"),
         )
 
 
@@ -274,7 +298,7 @@ class ClauseResult:
     section: str
     level: str  # MUST | SHOULD
     quote: str  # the document's (or the RFC's) own sentence
-    outcome: str
+    outcome: Outcome
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
@@ -285,18 +309,33 @@ class ClauseResult:
         """Each finding with its id, which names it within one summary.json (a bundle): "<clause>/<n>"."""
         return [(f"{self.id}/{n}", finding) for n, finding in enumerate(self.findings, 1)]
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["findings"] = [{**f.to_dict(), "id": fid} for fid, f in self.numbered()]
-        data["notes"] = [n.to_dict() for n in self.notes]
-        return data
+    def to_dict(self, gate: Mapping[str, JsonLike] | None = None) -> JsonObject:
+        """Its row of summary.json; a finding ``gate`` waived is marked with its waiver (it stays a finding
+        of its violated clause)."""
+        findings: list[JsonValue] = []
+        for fid, finding in self.numbered():
+            data: JsonObject = {**finding.to_dict(), "id": fid}
+            waiver = waiver_of(gate, fid)
+            findings.append(data if waiver is None else {**data, "waiver": waiver})
+        return {
+            "id": self.id,
+            "section": self.section,
+            "level": self.level,
+            "quote": self.quote,
+            "outcome": str(self.outcome),
+            "findings": findings,
+            "notes": [n.to_dict() for n in self.notes],
+            "tests": [*self.tests],
+            "needs_complete_view": self.needs_complete_view,
+            "exchanges": self.exchanges,
+        }
 
 
 @dataclass
 class RunResult:
     """One run: its facts, every clause's outcome, the verdict and, when inconclusive, why."""
 
-    verdict: str
+    verdict: Verdict
     reason: str  # one line; for conformant runs, what the verdict rests on
     facts: dict[str, Any]  # target, base_url, mode, profile, seed, started, finished, duration_s, requests, ...
     clauses: list[ClauseResult]
@@ -326,50 +365,26 @@ class RunResult:
         """The run's exit code: the verdict's, or the gate's when waivers were read."""
         return int(self.gate["exit_code"]) if self.gate is not None else self.exit_code
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "schema_version": SCHEMA_VERSION,
-            "verdict": self.verdict,
+            "verdict": str(self.verdict),
             "reason": self.reason,
             "exit_code": self.exit_code,
             **self.facts,
             "tests": dict(self.tests),
             "warnings": list(self.warnings),
             "problems": list(self.problems),
-            "clauses": [_marked(c.to_dict(), self.gate) for c in self.clauses],
+            "clauses": [c.to_dict(self.gate) for c in self.clauses],
             **({"gate": self.gate} if self.gate is not None else {}),
             **({"coverage": self.coverage} if self.coverage is not None else {}),
         }
 
 
-def _marked(clause: dict[str, Any], gate: dict[str, Any] | None) -> dict[str, Any]:
-    """A waived finding stays a finding of its violated clause, marked with the waiver that waived it."""
-    for finding in clause["findings"] if gate is not None else ():
-        waiver = waiver_of(gate, finding["id"])
-        if waiver is not None:
-            finding["waiver"] = waiver
-    return clause
-
-
-def waiver_of(gate: dict[str, Any] | None, finding_id: str) -> dict[str, Any] | None:
-    """The waiver that waived the finding ``finding_id`` in this run, if any."""
-    for entry in (gate or {}).get("waived", ()):
-        if finding_id in entry["findings"]:
-            waiver: dict[str, Any] = entry["waiver"]
-            return waiver
-    return None
-
-
-def find_error(error: BaseException, kind: type[Any]) -> Any:
-    """The first exception of ``kind`` in the error, its groups (Hypothesis, Schemathesis) and its chain."""
-    seen: list[BaseException] = []
-    todo: list[BaseException | None] = [error]
-    while todo and len(seen) < 100:
-        current = todo.pop(0)
-        if current is None or any(current is s for s in seen):
-            continue
-        seen.append(current)
-        if isinstance(current, kind):
-            return current
-        todo += [*getattr(current, "exceptions", ()), current.__cause__, current.__context__]
+def waiver_of(gate: Mapping[str, JsonLike] | None, finding_id: str) -> JsonValue:
+    """The waiver (as the gate holds it) that waived the finding ``finding_id`` in this run; None if none."""
+    for entry in wire.items(gate, "waived") if gate is not None else ():
+        fields = wire.fields(entry, "waived")
+        if finding_id in wire.texts(fields, "findings"):
+            return wire.copy(fields.get("waiver"))
     return None

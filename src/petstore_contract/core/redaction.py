@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import re
+from enum import Enum
 from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
@@ -88,6 +89,8 @@ class Redactor:
         return self._scrub(value, self)  # type: ignore[no-any-return]
 
     def _scrub(self, value: Any, text: Any) -> Any:
+        if isinstance(value, Enum):  # a closed vocabulary (an outcome, a verdict): never the key
+            return value
         if isinstance(value, str):
             return text(value)
         if isinstance(value, Exchange):

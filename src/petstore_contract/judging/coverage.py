@@ -76,7 +76,8 @@ def _ids_listed(seen: Observed) -> list[int]:
     except (ValueError, RecursionError):
         return []
     items = data if isinstance(data, list) else [data]
-    return [item["id"] for item in items if isinstance(item, dict) and type(item.get("id")) is int]
+    ids = [item.get("id") if isinstance(item, dict) else None for item in items]
+    return [pet_id for pet_id in ids if isinstance(pet_id, int) and type(pet_id) is int]
 
 
 class Tally:

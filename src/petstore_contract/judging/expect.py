@@ -12,7 +12,7 @@ names the clause, so one exchange can be judged on several clauses, each on its 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -33,10 +33,12 @@ from petstore_contract.core.records import (
     Finding,
     Mismatch,
     Note,
+    Outcome,
     Undecided,
     Violation,
 )
 from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
 from petstore_contract.interface.spec import animal_made as animal_made
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
@@ -65,7 +67,7 @@ class Answer(Protocol):
     def exchange(self) -> Exchange: ...
 
     @property
-    def headers(self) -> Any: ...
+    def headers(self) -> Mapping[str, str]: ...
 
 
 def short(value: Any, limit: int = SHOWN) -> str:
@@ -80,9 +82,10 @@ def body_of(answer: Answer) -> str:
     return short(answer.body.decode("utf-8", errors="replace")) or "an empty body"
 
 
-def parse_json(answer: Answer) -> Any:
+def parse_json(answer: Answer) -> JsonValue:
     try:
-        return json.loads(answer.body)
+        parsed: JsonValue = json.loads(answer.body)
+        return parsed
     except (ValueError, RecursionError):  # invalid JSON or UTF-8; nesting deeper than Python's stack
         raise Mismatch(
             "a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, Kind.JSON_BODY
@@ -96,7 +99,7 @@ def status(answer: Answer, *expected: int) -> None:
         raise Mismatch(f"HTTP {want}", observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, expected))))
 
 
-def created_animal(answer: Answer) -> dict[str, Any] | None:
+def created_animal(answer: Answer) -> JsonObject | None:
     """The animal a create's answer shows the store now holds, or None.
 
     A 201 whose body is a JSON object with an integer id (its shape is create.created's to judge); any
@@ -143,11 +146,11 @@ def json_media_type(answer: Answer) -> None:
         raise Mismatch("Content-Type: application/json", observed, answer.exchange, Kind.JSON_MEDIA_TYPE)
 
 
-def error_body(answer: Answer) -> dict[str, Any]:
+def error_body(answer: Answer) -> JsonObject:
     """An Error: a JSON object with string code, string message, integer status = the HTTP status."""
     body = parse_json(answer)
     problems = schema_errors("Error", body)
-    if problems:
+    if problems or not isinstance(body, dict):
         raise Mismatch(
             "an Error body {code: string, message: string, status: integer}",
             f"{body_of(answer)} ({'; '.join(problems)})",
@@ -161,19 +164,17 @@ def error_body(answer: Answer) -> dict[str, Any]:
             answer.exchange,
             Kind.ERROR_BODY,
         )
-    error: dict[str, Any] = body
-    return error
+    return body
 
 
-def pet(instance: Any, where: str, exchange: Exchange | None = None) -> dict[str, Any]:
+def pet(instance: JsonValue, where: str, exchange: Exchange | None = None) -> JsonObject:
     problems = schema_errors("Pet", instance)
-    if problems:
+    if problems or not isinstance(instance, dict):
         raise Mismatch(f"{where} to be a Pet", f"{short(instance)} ({'; '.join(problems)})", exchange, Kind.PET)
-    found: dict[str, Any] = instance
-    return found
+    return instance
 
 
-def pet_list(answer: Answer, admitted: Collection[int] = ()) -> list[dict[str, Any]]:
+def pet_list(answer: Answer, admitted: Collection[int] = ()) -> list[JsonObject]:
     """A 200 whose body is a JSON array of Pet.  An item with an ``admitted`` id (an animal made from
     invalid data the service accepted: its rejection clause judges it) is kept but not judged for its shape."""
     status(answer, 200)
@@ -184,12 +185,12 @@ def pet_list(answer: Answer, admitted: Collection[int] = ()) -> list[dict[str, A
     for index, item in enumerate(body):
         if not (admitted and isinstance(item, dict) and item.get("id") in admitted):
             pet(item, f"item {index} of the list", answer.exchange)
-    return body
+    return [item for item in body if isinstance(item, dict)]  # each one, once judged a Pet (or admitted)
 
 
-def same_fields(sent: dict[str, Any], answer: Any, where: str, exchange: Exchange | None = None) -> None:
+def same_fields(sent: Mapping[str, JsonLike], answer: JsonLike, where: str, exchange: Exchange | None = None) -> None:
     """Each field sent comes back exactly (type and value: 1 is not 1.0 nor "1")."""
-    if not isinstance(answer, dict):
+    if not isinstance(answer, Mapping):
         raise Mismatch(f"{where} as a JSON object", short(answer), exchange)
     for name, value in sent.items():
         got = answer.get(name, "<absent>")
@@ -251,7 +252,7 @@ def not_deprecated(answer: Answer) -> None:
 class Judge:
     """What a test decided, clause by clause; the plugin reads it after the test."""
 
-    outcomes: dict[str, str] = field(default_factory=dict)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

@@ -42,33 +42,36 @@ from petstore_contract.core.records import Exchange, Mismatch
 from petstore_contract.interface.silence import SILENCES, classify
 from petstore_contract.judging import expect, headers
 from petstore_contract.transport import TargetProblem
-from petstore_contract.transport.raw import RawAnswer, decode
+from petstore_contract.transport.answers import Answer
+from petstore_contract.transport.raw import decode
 
 GZIP_MAGIC = b"\x1f\x8b"
 
 # The rules of requests a web server answers itself, in its own form, or drops (``interface/silence.py``).
 ANSWERED_BY_THE_WEB_SERVER = frozenset({"target-syntax", "web-server-method", "web-server-target"})
-Rule = Callable[[Any, RawAnswer, str], None]  # (the case, its answer, the key) -> None, or raises Mismatch
+Rule = Callable[[Any, Answer, str], None]  # (the case, its answer, the key) -> None, or raises Mismatch
 
 
-def _observed(answer: RawAnswer) -> str:
+def _observed(answer: Answer) -> str:
     return f"HTTP {answer.status} with {expect.body_of(answer)}"
 
 
-def whole(answer: RawAnswer) -> None:
+def whole(answer: Answer) -> None:
     """RFC 9112 §6.3: the answer's framing ended as announced (the last chunk, every byte of Content-Length)."""
-    if not answer.complete:
-        raise Mismatch(expect.WHOLE, f"HTTP {answer.status} that never completed: {answer.problem}", answer.exchange)
+    if not answer.raw_view().complete:
+        raise Mismatch(
+            expect.WHOLE, f"HTTP {answer.status} that never completed: {answer.raw_view().problem}", answer.exchange
+        )
 
 
-def no_redirect(answer: RawAnswer) -> None:
+def no_redirect(answer: Answer) -> None:
     if 300 <= answer.status < 400:
         location = answer.headers.get("location", "(none)")
         expected = "the answer itself, no redirect (the document's Responses tables list no 3xx)"
         raise Mismatch(expected, f"HTTP {answer.status} to {location}", answer.exchange)
 
 
-def methods(case: Any, answer: RawAnswer, key: str) -> None:
+def methods(case: Any, answer: Answer, key: str) -> None:
     """A method HTTP defines on the collection, answered by the service: HEAD and OPTIONS served or refused,
     PUT, PATCH and DELETE refused (the document offers none), a 405 with ``Allow``."""
     whole(answer)
@@ -86,7 +89,7 @@ def methods(case: Any, answer: RawAnswer, key: str) -> None:
         raise Mismatch(expected, "HTTP 405 without Allow", answer.exchange)
 
 
-def web_server_method(case: Any, answer: RawAnswer, key: str) -> None:
+def web_server_method(case: Any, answer: Answer, key: str) -> None:
     """A method the web server answers itself (``interface/silence.py``, web-server): any refusal in its own
     form, or none; what misleads is an echo of the request (TRACE's 200 ``message/http``, the key in it) or a
     2xx (as if the document offered the method).  An echo of the key elsewhere is no finding: the key is the
@@ -98,20 +101,20 @@ def web_server_method(case: Any, answer: RawAnswer, key: str) -> None:
         raise Mismatch(expected, observed + (": the request echoed" if case.method == "TRACE" else ""), answer.exchange)
 
 
-def web_server_target(case: Any, answer: RawAnswer, key: str) -> None:
+def web_server_target(case: Any, answer: Answer, key: str) -> None:
     """A request line past web servers' limits: any answer in the web server's own form, or none; a 2xx as the
     document says is fine; what misleads is a redirect into the API."""
     _no_redirect_into_the_api(answer, "a request line past web servers' limits")
 
 
-def target(case: Any, answer: RawAnswer, key: str) -> None:
+def target(case: Any, answer: Answer, key: str) -> None:
     whole(answer)
     if not _to_its_own_form(answer):
         no_redirect(answer)
     # Its status and its Error body are the pipeline's to judge (a fitting 4xx, ``interface/silence.py``).
 
 
-def _to_its_own_form(answer: RawAnswer) -> bool:
+def _to_its_own_form(answer: Answer) -> bool:
     """A redirect of a path with dot segments to the path they stand for (RFC 3986 §5.2.4, what Go's ServeMux
     does): the same resource, the client led to its own request; not a redirect elsewhere."""
     location = answer.headers.get("location")
@@ -125,7 +128,7 @@ def _to_its_own_form(answer: RawAnswer) -> bool:
     return (there.netloc, there.path, there.query) == (asked.netloc, posixpath.normpath(asked.path), asked.query)
 
 
-def target_syntax(case: Any, answer: RawAnswer, key: str) -> None:
+def target_syntax(case: Any, answer: Answer, key: str) -> None:
     """Only what misleads: a 2xx (an answer as if the target named something), a redirect into the API, the key."""
     status = answer.status
     if 200 <= status < 300:
@@ -134,7 +137,7 @@ def target_syntax(case: Any, answer: RawAnswer, key: str) -> None:
     _no_redirect_into_the_api(answer, "a request-target that is no URI")
 
 
-def _no_redirect_into_the_api(answer: RawAnswer, what: str) -> None:
+def _no_redirect_into_the_api(answer: Answer, what: str) -> None:
     location = answer.headers.get("location")
     if 300 <= answer.status < 400 and location:
         there = urlsplit(urljoin(answer.exchange.url, location))
@@ -169,7 +172,7 @@ def _accepted(coding: str, accept: str | None) -> bool:
     return weights.get("*", 0.0) > 0
 
 
-def coding(case: Any, answer: RawAnswer, key: str) -> None:
+def coding(case: Any, answer: Answer, key: str) -> None:
     whole(answer)
     accept: str | None = case.accept_encoding or None
     label = answer.headers.get("content-encoding", "")
@@ -179,15 +182,15 @@ def coding(case: Any, answer: RawAnswer, key: str) -> None:
             asked = f"Accept-Encoding: {accept}"
             expected = f"a body in a coding the request accepted ({asked}; RFC 9110 §12.5.3): identity"
             raise Mismatch(expected, f"HTTP {answer.status} with Content-Encoding: {label}", answer.exchange)
-    if used and decode(label, answer.wire) is None:
+    if used and decode(label, answer.raw_view().wire) is None:
         expected = f"a body in the coding its Content-Encoding names ({label}; RFC 9110 §8.4)"
         raise Mismatch(expected, f"HTTP {answer.status} with bytes that are not {label}", answer.exchange)
-    if not used and answer.wire.startswith(GZIP_MAGIC):
+    if not used and answer.raw_view().wire.startswith(GZIP_MAGIC):
         expected = "a Content-Encoding naming the coding the body is in (RFC 9110 §8.4)"
         raise Mismatch(expected, f"HTTP {answer.status}: gzip bytes without Content-Encoding", answer.exchange)
 
 
-def framing(case: Any, answer: RawAnswer, key: str) -> None:
+def framing(case: Any, answer: Answer, key: str) -> None:
     """A create without the key in another framing: its 401 (the Error body and the challenge are the pipeline's
     to judge), or the web server's refusal of the framing HTTP defines for the request (its silence's
     ``framing_refusals``: 411 or 501 to the chunked coding, 417 to the expectation), before or after the key's
@@ -214,7 +217,7 @@ def framing(case: Any, answer: RawAnswer, key: str) -> None:
     raise Mismatch(expected, _observed(answer), exchange)
 
 
-def large(case: Any, answer: RawAnswer, key: str) -> None:
+def large(case: Any, answer: Answer, key: str) -> None:
     """401, or the refusal HTTP fits to a size (``interface/silence.py``: 413 or 400; a proxy's or a web
     server's limit may stand before the key's check, where no animal is revealed either way), whole; its Error
     body is errors.body's."""

@@ -189,9 +189,10 @@ class Pipeline:
             body = answer.json()
         except Mismatch:
             return
-        if isinstance(body, dict) and type(body.get("id")) is int:
+        pet_id = body.get("id") if isinstance(body, dict) else None
+        if isinstance(pet_id, int) and type(pet_id) is int:
             with self._lock:
-                self.admitted.add(body["id"])
+                self.admitted.add(pet_id)
 
     def _key_elsewhere(self, request: Any) -> bool:
         if not self.key:

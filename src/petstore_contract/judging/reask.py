@@ -29,7 +29,16 @@ from dataclasses import dataclass, replace
 
 import requests
 
-from petstore_contract.core.records import NOT_REASKED, REPRODUCED, SEEN_ONCE, Exchange, Finding, Signature, TestRecord
+from petstore_contract.core.records import (
+    NOT_REASKED,
+    REPRODUCED,
+    SEEN_ONCE,
+    Exchange,
+    Finding,
+    Repeat,
+    Signature,
+    TestRecord,
+)
 from petstore_contract.core.redaction import REDACTED
 from petstore_contract.judging import checks as rejudge
 from petstore_contract.judging import expect
@@ -211,6 +220,6 @@ def _judged(finding: Finding, check: rejudge.Check, answer: Answer) -> Finding:
     return _with(finding, REPRODUCED, f"{asked}; expected {mismatch.expected}; observed {mismatch.observed}")
 
 
-def _with(finding: Finding, repeat: str, detail: str) -> Finding:
+def _with(finding: Finding, repeat: Repeat, detail: str) -> Finding:
     line = " ".join(detail.split())
     return replace(finding, repeat=repeat, repeat_detail=line if len(line) <= DETAIL else line[: DETAIL - 1] + "…")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core.records import Exchange
 from petstore_contract.core.redaction import Redactor
+from petstore_contract.interface.jsontypes import JsonValue
 from petstore_contract.judging import expect
 from petstore_contract.transport import Observed
 from petstore_contract.transport.answers import build_exchange
@@ -23,7 +22,7 @@ class SeenAnswer:
         self.headers: CaseInsensitiveDict[str] = CaseInsensitiveDict(seen.headers)
         self._exchange: Exchange | None = None
 
-    def json(self) -> Any:
+    def json(self) -> JsonValue:
         """The body as JSON, parsed once for every watcher (``Observed.json``); not JSON: the Mismatch."""
         try:
             return self.seen.json()

@@ -17,7 +17,7 @@ the plugin reports it passed, the warning in its report's sections and in the ru
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -33,10 +33,10 @@ from petstore_contract.core.records import (
     Finding,
     Mismatch,
     Note,
+    Outcome,
     TestRecord,
     Undecided,
     Violation,
-    find_error,
 )
 from petstore_contract.interface.clauses import CLAUSE_IDS, registry
 from petstore_contract.judging.expect import Judge, cut_short
@@ -82,7 +82,7 @@ def record_of(
         first_line = (str(error).strip().splitlines() or [""])[0][:300]
         record.detail = f"the suite failed: {type(error).__name__}: {first_line}"
         _note(record, Note(_all(record, clauses), OTHER, record.detail))
-        record.outcome = "error"
+        record.outcome = Outcome.ERROR
         return record
     record.findings = [f.with_test(nodeid) for f in record.findings]
     record.outcome = _overall(record)
@@ -136,7 +136,7 @@ def _left_by_violation(record: TestRecord, clauses: tuple[str, ...], judge: Judg
             _note(record, Note((cid,), PRECONDITION, reason, blocker))
 
 
-def _overall(record: TestRecord) -> str:
+def _overall(record: TestRecord) -> Outcome:
     outcomes = set(record.judged.values())
     for outcome in (VIOLATED, UNDECIDED, CONFORMS):
         if outcome in outcomes:
@@ -193,3 +193,21 @@ def failure_text(record: TestRecord, key_variable: str = "") -> str:
                 f"  answered HTTP {exchange.status}: {exchange.response_body[:500]}",
             ]
     return "\n".join(lines)
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def find_error(error: BaseException, kind: type[E]) -> E | None:
+    """The first exception of ``kind`` in the error, its groups (Hypothesis, Schemathesis) and its chain."""
+    seen: list[BaseException] = []
+    todo: list[BaseException | None] = [error]
+    while todo and len(seen) < 100:
+        current = todo.pop(0)
+        if current is None or any(current is s for s in seen):
+            continue
+        seen.append(current)
+        if isinstance(current, kind):
+            return current
+        todo += [*getattr(current, "exceptions", ()), current.__cause__, current.__context__]
+    return None

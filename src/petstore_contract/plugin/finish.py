@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.records import Exchange, RunResult, TestRecord
+from petstore_contract.core.records import CONFORMS, NOT_SELECTED, Exchange, RunResult, TestRecord
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import coverage, flicker, ids, reask, tally, waivers
 from petstore_contract.judging.verdict import checked_reasons, clause_results, decide, server_errors_record, void
@@ -49,7 +49,7 @@ class Finish:
             return
         record = TestRecord.from_dict(data)
         previous = self.records.get(record.nodeid)
-        if previous is None or previous.outcome in ("conforms", "not_selected"):
+        if previous is None or previous.outcome in (CONFORMS, NOT_SELECTED):
             self.records[record.nodeid] = record
 
     def problems(self, exitstatus: int, counters: dict[str, Any]) -> list[str]:
@@ -87,7 +87,7 @@ class Finish:
         if self.unjudged:
             return False  # the pre-flight decided, and its reason is the run's
         refused = {f.test for r in self.records.values() for f in r.findings if f.clause == CLAUSE_IDS.auth_accepted}
-        accepted = [r for r in self.records.values() if r.judged.get(CLAUSE_IDS.auth_accepted) == "conforms"]
+        accepted = [r for r in self.records.values() if r.judged.get(CLAUSE_IDS.auth_accepted) == CONFORMS]
         return bool(refused) and not accepted
 
     def finish(self, exitstatus: int, processes: dict[str, Any]) -> int:
@@ -101,9 +101,9 @@ class Finish:
         # Every exchange of every process was judged by the pipeline (pipeline.py): what no test reported,
         # and every id its creates were answered with, held together (``ids``).
         pipeline = self._pipeline()
-        universal = tally.unreported(pipeline["findings"], every)
+        universal = tally.unreported(pipeline.findings, every)
         every = [*every, universal] if universal is not None else every
-        twice = ids.handed_twice(pipeline["handed"])
+        twice = ids.handed_twice(list(pipeline.handed))
         every = [*every, twice.record] if twice.record is not None else every
         # Problems first: asking the findings again never hides one.  It can only tell a 5xx of the
         # deployment from the service's (``flicker``): those findings are set aside, and the run says why.
@@ -120,7 +120,7 @@ class Finish:
         facts = self.run.facts() | _timing(self.run.settings.started) | counters | processes
         facts["reasked"] = reasked.sent
         pipeline = self._pipeline()  # the re-asks' answers judged too
-        facts["judged"], facts["unanswered"] = pipeline["judged"], pipeline["unanswered"]
+        facts["judged"], facts["unanswered"] = pipeline.judged, pipeline.unanswered
         rows = checked_reasons(clause_results(judged), int(counters.get("unknown_writes") or 0))
         if self.unjudged:
             rows = void(rows, self.unjudged)  # what the pre-flight's answers showed is judged by nothing
@@ -149,7 +149,7 @@ class Finish:
             return exitstatus
         return self.result.process_exit_code
 
-    def _pipeline(self) -> dict[str, Any]:
+    def _pipeline(self) -> tally.Tally:
         """The pipeline's judgements and findings, every process's (from the files beside their counters)."""
         return tally.merge(self.run.settings.shared_dir or None, self.run.pipeline.to_dict())
 
@@ -175,7 +175,8 @@ class Finish:
         if not shared:
             return self.run.guard.counters(), self.run.guard.server_errors()
         counters = merge_counters(shared)
-        return counters, [Exchange.from_dict(data) for data in counters.pop(SERVER_ERRORS)]
+        kept = counters.pop(SERVER_ERRORS, None)
+        return counters, [Exchange.from_dict(data) for data in kept] if isinstance(kept, list) else []
 
     def finish_terminal(self) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")

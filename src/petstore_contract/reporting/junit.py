@@ -40,6 +40,7 @@ from petstore_contract.core.records import (
     UNDECIDED,
     VIOLATED,
     Finding,
+    Outcome,
     RunResult,
     TestRecord,
     cut,
@@ -132,7 +133,7 @@ def _unjudged(result: RunResult) -> dict[tuple[str, str], str]:
     rows = {row.id: row for row in result.clauses}
     found = {}
     for record in result.records:
-        if record.outcome == "error" or any(f.clause in violated for f in record.findings):
+        if record.outcome == Outcome.ERROR or any(f.clause in violated for f in record.findings):
             continue  # the suite's own error, or a violation the verdict holds: a failure it stays
         clauses = [rows[cid] for cid in (*(f.clause for f in record.findings), *record.clauses) if cid in rows]
         notes = [note for row in clauses for note in row.notes if row.outcome == UNDECIDED]

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import re
 
-from petstore_contract.core.records import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED, ClauseResult, RunResult, cut
+from petstore_contract.core.records import (
+    CONFORMANT,
+    CONFORMS,
+    NOT_CONFORMANT,
+    NOT_SELECTED,
+    UNDECIDED,
+    VIOLATED,
+    ClauseResult,
+    RunResult,
+    cut,
+)
 from petstore_contract.reporting import view
 from petstore_contract.reporting.facts import FACT_LABELS
 
@@ -60,7 +70,7 @@ def render(result: RunResult) -> str:
 
 def _render(result: RunResult, violated: list[ClauseResult], detailed: int) -> str:
     word = view.VERDICT_WORDS.get(result.verdict, result.verdict)
-    icon = {"conformant": "✅", "not_conformant": "❌"}.get(result.verdict, "⚠️")
+    icon = {CONFORMANT: "✅", NOT_CONFORMANT: "❌"}.get(result.verdict, "⚠️")
     lines = [f"## {icon} Pet Store contract: {word}", "", f"**{text(view.verdict_line(result), 2_000)}**", ""]
     facts = view.public_facts(result.facts)
     names = FACTS + (THROTTLED_FACTS if facts.get("throttled") else ())

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 
-from petstore_contract.core.records import SCHEMA_VERSION, ClauseResult, Finding, Note
+from petstore_contract.core.records import SCHEMA_VERSION, ClauseResult, Finding, Note, Outcome
 from petstore_contract.reporting import summary_json
 
 
@@ -57,7 +57,7 @@ def clause_rows(data: dict[str, Any]) -> list[ClauseResult]:
             section=entry["section"],
             level=entry["level"],
             quote=entry["quote"],
-            outcome=entry["outcome"],
+            outcome=Outcome(entry["outcome"]),
             findings=[Finding.from_dict(f) for f in entry["findings"]],
             notes=[Note.from_dict(n) for n in entry["notes"]],
             tests=list(entry["tests"]),

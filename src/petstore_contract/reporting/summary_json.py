@@ -13,7 +13,8 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from petstore_contract.core.records import RunResult
+from petstore_contract.core.records import ClauseResult, RunResult
+from petstore_contract.interface.jsontypes import JsonValue
 from petstore_contract.reporting import view
 
 SCHEMA_FILE = "summary.schema.json"
@@ -23,13 +24,16 @@ def document(result: RunResult) -> dict[str, Any]:
     data = result.to_dict()
     data.update(view.public_facts(result.facts))
     data["verdict_line"] = view.verdict_line(result)
-    data["clause_counts"] = view.outcome_counts(result)
-    for clause, entry in zip(result.clauses, data["clauses"], strict=True):
-        entry["folded"] = [
-            {"expected": f.finding.expected, "observed": f.finding.observed, "count": f.count, "tests": f.tests}
-            for f in view.fold(clause.findings)
-        ]
+    data["clause_counts"] = {**view.outcome_counts(result)}
+    data["clauses"] = [{**clause.to_dict(result.gate), "folded": _folded(clause)} for clause in result.clauses]
     return data
+
+
+def _folded(clause: ClauseResult) -> JsonValue:
+    return [
+        {"expected": f.finding.expected, "observed": f.finding.observed, "count": f.count, "tests": [*f.tests]}
+        for f in view.fold(clause.findings)
+    ]
 
 
 def render(result: RunResult) -> str:

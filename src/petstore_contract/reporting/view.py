@@ -52,7 +52,7 @@ VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INC
 OUTCOME_WORDS = {CONFORMS: "conforms", VIOLATED: "violated", UNDECIDED: "undecided", NOT_SELECTED: "not selected"}
 
 # Why a clause stayed undecided, as a verb phrase: (one clause, several clauses).
-KIND_PHRASES = {
+KIND_PHRASES: dict[str, tuple[str, str]] = {
     STORE_TOO_LARGE: ("needs a store the suite can see whole", "need a store the suite can see whole"),
     NOT_SENT: ("depends on an optional header the target did not send", "depend on optional headers not sent"),
     EMPTY_STORE: ("needs animals in the store", "need animals in the store"),
@@ -67,7 +67,7 @@ KIND_PHRASES = {
     ),
     OTHER: ("is undecided", "are undecided"),
 }
-KIND_WORDS = {
+KIND_WORDS: dict[str, str] = {
     STORE_TOO_LARGE: "store too large",
     NOT_SENT: "header not sent",
     NOT_APPLICABLE: "not applicable",

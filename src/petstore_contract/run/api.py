@@ -10,13 +10,14 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from requests.structures import CaseInsensitiveDict
-
-from petstore_contract.core.records import Exchange
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject
 from petstore_contract.transport import Answer, TargetProblem, Transport
+from petstore_contract.transport.answers import Row as Row
+from petstore_contract.transport.answers import Unanswered as Unanswered
+from petstore_contract.transport.answers import row_from_dict
 
 UNSET: Any = object()
 VALID = "Bearer {key}"
@@ -66,7 +67,7 @@ class Api:
         method: str,
         path: str,
         *,
-        params: dict[str, Any] | None = None,
+        params: Mapping[str, JsonLike] | None = None,
         json_body: Any = UNSET,
         data: bytes | str | None = None,
         authorization: str | None = VALID,
@@ -104,30 +105,6 @@ class Request:
         return api.request(self.method, self.path, **self.options)
 
 
-class Unanswered:
-    """A row of a table the target did not answer: the row alone is undecided.
-
-    It stands where the row's ``Answer`` would; reading what the answer would hold raises the
-    transport's ``TargetProblem``, which a ``judge`` block turns into *undecided* for its clause
-    (and a test, for the clauses it names), while the table's other rows are judged as usual.
-    """
-
-    def __init__(self, problem: TargetProblem) -> None:
-        self.problem = problem
-
-    def _raise(self) -> Any:
-        raise self.problem
-
-    status = property(_raise)
-    headers = property(_raise)
-    body = property(_raise)
-    text = property(_raise)
-    exchange = property(_raise)
-
-
-Row = Answer | Unanswered
-
-
 def answered(answers: dict[str, Row]) -> dict[str, Answer]:
     """The rows of a table that the target answered."""
     return {key: row for key, row in answers.items() if isinstance(row, Answer)}
@@ -151,34 +128,10 @@ def send_table(api: Api, table: dict[str, Request]) -> dict[str, Row]:
     return dict(zip(keys, api.map(lambda key: send_row(api, table[key]), keys), strict=True))
 
 
-def answers_to_data(answers: dict[str, Row]) -> dict[str, Any]:
+def answers_to_data(answers: dict[str, Row]) -> dict[str, JsonObject]:
     """Answers as plain data, for the run's processes to share (a table is sent once per run)."""
-    return {key: _row_to_data(row) for key, row in answers.items()}
+    return {key: row.to_dict() for key, row in answers.items()}
 
 
-def _row_to_data(row: Row) -> dict[str, Any]:
-    if isinstance(row, Unanswered):
-        exchange = row.problem.exchange.to_dict() if row.problem.exchange is not None else None
-        return {"unanswered": row.problem.message, "kind": row.problem.kind, "exchange": exchange}
-    return {
-        "status": row.status,
-        "headers": list(row.headers.items()),
-        "body": base64.b64encode(row.body).decode(),
-        "exchange": row.exchange.to_dict(),
-    }
-
-
-def answers_from_data(data: dict[str, Any]) -> dict[str, Row]:
-    return {key: _row_from_data(item) for key, item in data.items()}
-
-
-def _row_from_data(item: dict[str, Any]) -> Row:
-    if "unanswered" in item:
-        exchange = Exchange.from_dict(item["exchange"]) if item["exchange"] else None
-        return Unanswered(TargetProblem(item["unanswered"], kind=item["kind"], exchange=exchange))
-    return Answer(
-        status=item["status"],
-        headers=CaseInsensitiveDict(dict(item["headers"])),
-        body=base64.b64decode(item["body"]),
-        exchange=Exchange.from_dict(item["exchange"]),
-    )
+def answers_from_data(data: Mapping[str, JsonLike]) -> dict[str, Row]:
+    return {key: row_from_dict(item) for key, item in data.items()}

@@ -312,8 +312,9 @@ def _sample_ids(answers: dict[str, Row]) -> list[int]:
         if not isinstance(items, list) or not items:
             continue
         for item in (items[0], items[len(items) // 2], items[-1]):
-            if isinstance(item, dict) and type(item.get("id")) is int and INT64_MIN <= item["id"] <= INT64_MAX:
-                chosen.setdefault(item["id"])
+            pet_id = item.get("id") if isinstance(item, dict) else None
+            if isinstance(pet_id, int) and type(pet_id) is int and INT64_MIN <= pet_id <= INT64_MAX:
+                chosen.setdefault(pet_id)
     return list(chosen)[:SAMPLED]
 
 

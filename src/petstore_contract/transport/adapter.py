@@ -16,6 +16,7 @@ import urllib3
 from requests.adapters import HTTPAdapter
 
 from petstore_contract.core.redaction import Redactor
+from petstore_contract.interface.jsontypes import JsonValue
 from petstore_contract.interface.spec import animal_made
 from petstore_contract.transport import bodies, busy, connections
 from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
@@ -53,7 +54,7 @@ class Observed:
     body: bytes = b""
     problem: str = ""
 
-    def json(self) -> Any:
+    def json(self) -> JsonValue:
         """The body as JSON, parsed once for every watcher (a page can be megabytes); raises ValueError
         (or RecursionError) as ``json.loads`` does.  The value is shared: a watcher reads it, never
         changes it."""
@@ -63,9 +64,10 @@ class Observed:
         return parsed
 
     @cached_property
-    def _parsed(self) -> tuple[Any, ValueError | RecursionError | None]:
+    def _parsed(self) -> tuple[JsonValue, ValueError | RecursionError | None]:
         try:
-            return json.loads(self.body), None
+            parsed: JsonValue = json.loads(self.body)
+            return parsed, None
         except (ValueError, RecursionError) as exc:
             return None, exc
 

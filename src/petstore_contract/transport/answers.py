@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Never
 
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core import records as record
-from petstore_contract.core import replay
+from petstore_contract.core import replay, wire
 from petstore_contract.core.redaction import Redactor
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
+from petstore_contract.transport.problems import TargetProblem
 
 # Not shown in a recorded exchange: transport details a replay (curl) sets by itself.
 HOP_HEADERS = frozenset({"connection", "content-length", "transfer-encoding", "accept-encoding"})
@@ -30,22 +33,109 @@ def throttling(status: int | None, retry_after: str | None) -> bool:
 # -- answers and exchanges -------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class RawView:
+    """The raw bytes view of an answer, as the HTTP layer judges it (``transport/raw.py``): ``wire`` the body
+    before content decoding, ``complete`` whether its framing ended as announced (or the run's own limits
+    stopped the reading), ``problem`` why the body is not all here ("" when it is), ``interim`` the 1xx
+    answers before it (100 Continue)."""
+
+    wire: bytes
+    complete: bool = True
+    problem: str = ""
+    interim: tuple[int, ...] = ()
+
+
 @dataclass(frozen=True, eq=False)
 class Answer:
-    """The answer to a targeted test's request (the body whole, within ``max_body_bytes``)."""
+    """An answer of the target: its status, header fields, body (the whole body, within ``max_body_bytes``,
+    content-decoded) and the redacted record of its exchange; ``raw``, for an answer read off the socket
+    (``RawSender``), its raw bytes view.  ``to_dict``/``from_dict``: the form the run's processes share."""
 
     status: int
     headers: CaseInsensitiveDict[str]
     body: bytes
     exchange: record.Exchange
+    raw: RawView | None = None
 
     @property
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
 
-    def json(self) -> Any:
+    def json(self) -> JsonValue:
         """The body as JSON; ValueError when it is not JSON (the caller turns that into a finding)."""
-        return json.loads(self.body)
+        parsed: JsonValue = json.loads(self.body)
+        return parsed
+
+    def raw_view(self) -> RawView:
+        """The raw bytes view: the one recorded, or (an answer ``requests`` read) the body as it came, whole."""
+        return self.raw if self.raw is not None else RawView(self.body)
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {
+            "status": self.status,
+            "headers": [[name, value] for name, value in self.headers.items()],
+            "body": base64.b64encode(self.body).decode(),
+            "exchange": self.exchange.to_dict(),
+        }
+        if self.raw is not None:
+            interim: list[JsonValue] = [*self.raw.interim]
+            wire = base64.b64encode(self.raw.wire).decode()
+            data["raw"] = {"wire": wire, "complete": self.raw.complete, "problem": self.raw.problem, "interim": interim}
+        return data
+
+    @classmethod
+    def from_dict(cls, value: JsonLike) -> Answer:
+        data = wire.fields(value, "answer")
+        headers = CaseInsensitiveDict(dict(wire.pairs(data, "headers")))
+        body, exchange = base64.b64decode(wire.text(data, "body")), record.Exchange.from_dict(data.get("exchange"))
+        if data.get("raw") is None:
+            return cls(wire.number(data, "status"), headers, body, exchange)
+        raw = wire.table(data, "raw")
+        complete = raw.get("complete")
+        interim = wire.numbers(raw, "interim")
+        view = RawView(base64.b64decode(wire.text(raw, "wire")), complete is True, wire.text(raw, "problem"), interim)
+        return cls(wire.number(data, "status"), headers, body, exchange, view)
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """No answer: a request the target did not answer (or the run did not send), with the reason.
+
+    It stands where the ``Answer`` would (a row of a table); reading what the answer would hold raises the
+    transport's ``TargetProblem``, which a ``judge`` block turns into *undecided* for its clause (and a test,
+    for the clauses it names), while the table's other rows are judged as usual.
+    """
+
+    problem: TargetProblem
+
+    def _raise(self) -> Never:
+        raise self.problem
+
+    status = property(_raise)
+    headers = property(_raise)
+    body = property(_raise)
+    text = property(_raise)
+    exchange = property(_raise)
+
+    def to_dict(self) -> JsonObject:
+        exchange = self.problem.exchange.to_dict() if self.problem.exchange is not None else None
+        return {"unanswered": self.problem.message, "kind": self.problem.kind, "exchange": exchange}
+
+    @classmethod
+    def from_dict(cls, value: JsonLike) -> Unanswered:
+        data = wire.fields(value, "unanswered")
+        exchange = record.Exchange.from_dict(data["exchange"]) if data.get("exchange") else None
+        return cls(TargetProblem(wire.text(data, "unanswered"), kind=wire.text(data, "kind"), exchange=exchange))
+
+
+Row = Answer | Unanswered
+
+
+def row_from_dict(value: JsonLike) -> Row:
+    """An answer, or its absence, as ``to_dict`` wrote it."""
+    data = wire.fields(value, "row")
+    return Unanswered.from_dict(data) if "unanswered" in data else Answer.from_dict(data)
 
 
 def build_exchange(

@@ -7,13 +7,15 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import urllib3
 
 from petstore_contract.core import records as record
+from petstore_contract.core import wire
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
 from petstore_contract.transport.options import TransportOptions
 from petstore_contract.transport.problems import BUDGET, TARGET, TargetProblem
 from petstore_contract.transport.shared import publish
@@ -121,7 +123,7 @@ class RunGuard:
         self._examples: dict[str, str] = {}
         # Other tallies of this process, written beside its counters (e.g. "coverage"): plain data
         # that ``merge_counters`` leaves alone (it sums numbers only) and their own readers merge.
-        self.tallies: dict[str, Callable[[], Any]] = {}
+        self.tallies: dict[str, Callable[[], JsonLike]] = {}
 
     @classmethod
     def from_options(cls, options: TransportOptions) -> RunGuard:
@@ -308,14 +310,14 @@ class RunGuard:
         with self._lock:
             return list(self._server_errors.values())
 
-    def counters(self) -> dict[str, Any]:
+    def counters(self) -> JsonObject:
         """``requests`` sent, ``writes`` (not a safe method: GET, HEAD, OPTIONS, TRACE),
         ``no_answer``, ``throttled``, ``throttle_wait_s``,
         ``repeats_not_sent`` (generated cases identical to one their test sent), and ``concurrency_min``
         (the lowest bound on requests in flight, once the transport has noted one)."""
         with self._lock:
-            lowest = {} if self._concurrency_min is None else {CONCURRENCY_MIN: self._concurrency_min}
-            examples = {EVENT_EXAMPLES: dict(self._examples)} if self._examples else {}
+            lowest: JsonObject = {} if self._concurrency_min is None else {CONCURRENCY_MIN: self._concurrency_min}
+            examples: JsonObject = {EVENT_EXAMPLES: {**self._examples}} if self._examples else {}
             return {**self._counts, "throttle_wait_s": round(self._waited, 3), **lowest, **examples}
 
     def write_counters(self, path: str | os.PathLike[str]) -> None:
@@ -328,36 +330,41 @@ class RunGuard:
         publish(Path(path), json.dumps(data, sort_keys=True))
 
 
-def merge_counters(directory: str | os.PathLike[str]) -> dict[str, Any]:
+def merge_counters(directory: str | os.PathLike[str]) -> JsonObject:
     """The sum of every ``counters-*.json`` in ``directory`` (the run's counters, all processes), the
     lowest ``concurrency_min`` of them, and under ``server_errors`` the 5xx answers each process kept
     (as exchange dicts)."""
-    total: dict[str, Any] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0, SERVER_ERRORS: []}
-    examples: dict[str, str] = {}
+    sums: dict[str, int | float] = {**dict.fromkeys(COUNTS, 0), "throttle_wait_s": 0.0}
+    server_errors: list[JsonValue] = []
+    examples: JsonObject = {}
+    lowest: int | None = None
     for path in sorted(Path(directory).glob(COUNTERS_GLOB)):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        total[SERVER_ERRORS] += data.pop(SERVER_ERRORS, [])
-        for event, line in dict(data.pop(EVENT_EXAMPLES, None) or {}).items():
-            examples.setdefault(str(event), str(line))
-        lowest = data.pop(CONCURRENCY_MIN, None)
-        if isinstance(lowest, int):
-            total[CONCURRENCY_MIN] = min(total.get(CONCURRENCY_MIN, lowest), lowest)
+        data = wire.fields(json.loads(path.read_text(encoding="utf-8")), path.name)
+        server_errors += [wire.copy(item) for item in wire.items(data, SERVER_ERRORS)]
+        for event, line in wire.table(data, EVENT_EXAMPLES).items():
+            examples.setdefault(event, str(line))
+        low = data.get(CONCURRENCY_MIN)
+        if isinstance(low, int):
+            lowest = low if lowest is None else min(lowest, low)
         for name, value in data.items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                total[name] = total.get(name, 0) + value
-    total["throttle_wait_s"] = round(float(total["throttle_wait_s"]), 3)
+            if isinstance(value, int | float) and not isinstance(value, bool) and name != CONCURRENCY_MIN:
+                sums[name] = sums.get(name, 0) + value
+    sums["throttle_wait_s"] = round(float(sums["throttle_wait_s"]), 3)
+    total: JsonObject = {**sums, SERVER_ERRORS: server_errors}
+    if lowest is not None:
+        total[CONCURRENCY_MIN] = lowest
     if examples:
         total[EVENT_EXAMPLES] = examples
     return total
 
 
-def event_lines(counters: dict[str, Any]) -> list[str]:
+def event_lines(counters: Mapping[str, JsonLike]) -> list[str]:
     """One line per transport event the run saw, with its count and first example, for every output."""
-    examples = counters.get(EVENT_EXAMPLES) or {}
+    examples = counters.get(EVENT_EXAMPLES)
     lines = []
     for event, words in EVENTS.items():
-        count = int(counters.get(event) or 0)
-        if count:
-            example = examples.get(event, "")
+        count = counters.get(event)
+        if isinstance(count, int) and count:
+            example = examples.get(event, "") if isinstance(examples, Mapping) else ""
             lines.append(f"the transport saw {count} {words}" + (f"; the first: {example}" if example else ""))
     return lines

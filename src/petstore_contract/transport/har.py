@@ -23,10 +23,11 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 from urllib.parse import parse_qsl, urlsplit
 
 from petstore_contract.core import atomic
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.transport import Observed
 
 HAR_VERSION = "1.2"
@@ -70,10 +71,10 @@ class Recorder:
 # -- one entry --------------------------------------------------------------------------------------
 
 
-def entry(seen: Observed, show: Callable[[str], str]) -> dict[str, Any]:
+def entry(seen: Observed, show: Callable[[str], str]) -> JsonObject:
     """One HAR entry; every string that could carry the key passes ``show`` (the run's redactor)."""
     wait, receive = _ms(seen.wait), _ms(seen.receive)
-    found: dict[str, Any] = {
+    found: JsonObject = {
         "pageref": PAGE_ID,
         "startedDateTime": iso(seen.started),
         "time": round(wait + receive, 3),
@@ -91,19 +92,22 @@ def _ms(seconds: float) -> float:
     return round(max(seconds, 0.0) * 1000, 3)
 
 
-def _request(seen: Observed, show: Callable[[str], str]) -> dict[str, Any]:
+def _request(seen: Observed, show: Callable[[str], str]) -> JsonObject:
     request = seen.request
     url = show(request.url or "")
     body = request.body
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body if isinstance(body, str) else None
-    headers = [{"name": name, "value": show(str(value))} for name, value in request.headers.items()]
-    found: dict[str, Any] = {
+    headers: list[JsonValue] = [{"name": name, "value": show(str(value))} for name, value in request.headers.items()]
+    query: list[JsonValue] = [
+        {"name": k, "value": v} for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
+    ]
+    found: JsonObject = {
         "method": request.method or "GET",
         "url": url,
         "httpVersion": "HTTP/1.1",
         "cookies": [],
         "headers": headers,
-        "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)],
+        "queryString": query,
         "headersSize": -1,
         "bodySize": len(body.encode() if isinstance(body, str) else body) if body is not None else 0,
     }
@@ -113,10 +117,10 @@ def _request(seen: Observed, show: Callable[[str], str]) -> dict[str, Any]:
     return found
 
 
-def _response(seen: Observed, show: Callable[[str], str]) -> dict[str, Any]:
-    headers = [{"name": name, "value": show(value)} for name, value in seen.headers]
+def _response(seen: Observed, show: Callable[[str], str]) -> JsonObject:
+    headers: list[JsonValue] = [{"name": name, "value": show(value)} for name, value in seen.headers]
     mime = next((value for name, value in seen.headers if name.lower() == "content-type"), "")
-    content: dict[str, Any] = {"size": len(seen.body), "mimeType": mime or "x-unknown"}
+    content: JsonObject = {"size": len(seen.body), "mimeType": mime or "x-unknown"}
     if seen.body:
         text = show(seen.body.decode("utf-8", "replace"))
         content["text"] = _cut(text)
@@ -143,25 +147,34 @@ def _cut(text: str) -> str:
 # -- the file ---------------------------------------------------------------------------------------
 
 
-def build(directory: str | os.PathLike[str], *, title: str, creator_version: str) -> dict[str, Any]:
+def build(directory: str | os.PathLike[str], *, title: str, creator_version: str) -> JsonObject:
     """The HAR of every process's recorded exchanges in ``directory``, in the order they went out."""
-    entries = []
+    entries: list[tuple[str, JsonValue]] = []  # (its startedDateTime, the entry)
     for path in sorted(Path(directory).glob(FILE_GLOB)):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                entries.append(json.loads(line))
-    entries.sort(key=lambda e: e["startedDateTime"])
-    started = entries[0]["startedDateTime"] if entries else iso(0)
-    page = {
-        "startedDateTime": started,
+                found: JsonValue = json.loads(line)
+                started = found.get("startedDateTime") if isinstance(found, dict) else None
+                entries.append((started if isinstance(started, str) else "", found))
+    entries.sort(key=lambda pair: pair[0])
+    page: JsonObject = {
+        "startedDateTime": entries[0][0] if entries else iso(0),
         "id": PAGE_ID,
         "title": title,
         "pageTimings": {"onContentLoad": -1, "onLoad": -1},
     }
-    creator = {"name": "petstore-contract", "version": creator_version}
-    return {"log": {"version": HAR_VERSION, "creator": creator, "pages": [page], "entries": entries}}
+    creator: JsonObject = {"name": "petstore-contract", "version": creator_version}
+    log: JsonObject = {"version": HAR_VERSION, "creator": creator, "pages": [page], "entries": [e for _, e in entries]}
+    return {"log": log}
 
 
-def write(path: str | os.PathLike[str], har: dict[str, Any], scrub: Callable[[str], str]) -> None:
+def entry_count(har: JsonObject) -> int:
+    """How many exchanges a HAR built by ``build`` holds."""
+    log = har.get("log")
+    entries = log.get("entries") if isinstance(log, dict) else None
+    return len(entries) if isinstance(entries, list) else 0
+
+
+def write(path: str | os.PathLike[str], har: JsonObject, scrub: Callable[[str], str]) -> None:
     """The HAR as JSON, passed once more as a whole through ``scrub`` (the run's redaction; the entries were)."""
     atomic.write_text(path, scrub(json.dumps(har, indent=1, ensure_ascii=False)) + "\n")

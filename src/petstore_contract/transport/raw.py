@@ -34,7 +34,7 @@ from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core import records as record
 from petstore_contract.transport.adapter import MAX_RESENDS, GuardedAdapter, Observed
-from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
+from petstore_contract.transport.answers import Answer, RawView, build_exchange, parse_retry_after, throttling
 from petstore_contract.transport.bodies import BODY_TIME_FACTOR, READ_SIZE
 from petstore_contract.transport.guard import RunGuard
 from petstore_contract.transport.options import origin
@@ -60,25 +60,6 @@ class RawRequest:
     body: bytes | None = None
     chunks: tuple[bytes, ...] | None = None
     expect_continue: bool = False
-
-
-@dataclass(frozen=True, eq=False)
-class RawAnswer:
-    """An answer as it arrived: ``wire`` the body before content decoding, ``body`` after it (where the
-    coding is one the client knows, else as it came), ``complete`` whether its framing ended as announced."""
-
-    status: int
-    headers: CaseInsensitiveDict[str]
-    wire: bytes
-    body: bytes
-    complete: bool  # the target's framing ended as announced (or the run's own limits stopped the reading)
-    problem: str  # why the body is not all here ("" when it is)
-    interim: tuple[int, ...]  # 1xx answers before it (100 Continue)
-    exchange: record.Exchange
-
-    @property
-    def text(self) -> str:
-        return self.body.decode("utf-8", errors="replace")
 
 
 # A body the run stopped reading (``--contract-max-body-bytes``, the body's time limit): the run's limit,
@@ -121,7 +102,7 @@ class RawSender:
     def url(self, target: str) -> str:
         return f"{self.scheme}://{self.netloc}{self.base_path}{target}"
 
-    def send(self, raw: RawRequest, *, no_answer_is_an_answer: bool = False) -> RawAnswer:
+    def send(self, raw: RawRequest, *, no_answer_is_an_answer: bool = False) -> Answer:
         """The answer (complete or not); TargetProblem when none started (``no_answer_is_an_answer``: a
         request a web server may drop, an invalid request-target: it does not count against the target).
 
@@ -141,7 +122,7 @@ class RawSender:
             if self.adapter.closing.wait(wait):
                 return answer
 
-    def _throttle_wait(self, answer: RawAnswer) -> float | None:
+    def _throttle_wait(self, answer: Answer) -> float | None:
         """Seconds to wait before sending again, or None: not throttled, or the wait would outlive the budget."""
         after = answer.headers.get("retry-after")
         if not throttling(answer.status, after):
@@ -153,7 +134,7 @@ class RawSender:
         left = self.guard.seconds_left()
         return None if left is not None and wait >= left else wait
 
-    def _send_once(self, raw: RawRequest, no_answer_is_an_answer: bool) -> tuple[RawAnswer, Any]:
+    def _send_once(self, raw: RawRequest, no_answer_is_an_answer: bool) -> tuple[Answer, Any]:
         url = self.url(raw.target)
         where = f"{raw.method} {self.redact(url)}"
         if origin(url) != self.adapter.origin or not raw.target.startswith("/"):
@@ -200,15 +181,9 @@ class RawSender:
             response_body=body,
             problem=problem,
         )
-        answer = RawAnswer(
-            status,
-            CaseInsensitiveDict(dict(pairs)),
-            wire,
-            body,
-            not problem or problem.startswith(OUR_LIMITS),
-            problem,
-            interim,
-            _with_coding(exchange, headers, self.redact),
+        view = RawView(wire, not problem or problem.startswith(OUR_LIMITS), problem, interim)
+        answer = Answer(
+            status, CaseInsensitiveDict(dict(pairs)), body, _with_coding(exchange, headers, self.redact), view
         )
         return answer, ticket
 
