@@ -230,7 +230,14 @@ class Run:
             self.recorder.close()
 
 
+# The contract run of this process: its one home (the plugin installs it when a session configures and
+# removes it when the session ends; ``plugin.run_of`` and the generated tests read it here).
 _current: Run | None = None
+
+
+def active_run() -> Run | None:
+    """The contract run of this process, or None outside one."""
+    return _current
 
 
 def current_run() -> Run:
