@@ -33,6 +33,7 @@ from petstore_contract.plugin import options
 if TYPE_CHECKING:
     from petstore_contract.run import Run
 
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_to(parser)
 

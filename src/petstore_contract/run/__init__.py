@@ -33,6 +33,7 @@ from petstore_contract.core.redaction import KeyFragments, Redactor
 from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
 from petstore_contract.defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_TRIP_AFTER
 from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.interface.spec import spec_checksum
 from petstore_contract.judging import coverage, pipeline
 from petstore_contract.run import profiles
@@ -164,14 +165,14 @@ class Run:
         about 25 characters): name rules are not shown (§2), and a service may refuse long names."""
         return f"pc-{self.settings.run_id}-{tag}"
 
-    def new_pet(self, tag: str, status: str | None, **fields: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"name": self.name(f"{tag}-{os.getpid() % 1000}-{next(self._names)}"), "categoryId": 1}
+    def new_pet(self, tag: str, status: str | None, **fields: JsonValue) -> JsonObject:
+        body: JsonObject = {"name": self.name(f"{tag}-{os.getpid() % 1000}-{next(self._names)}"), "categoryId": 1}
         body.update(fields)
         if status is not None:
             body["status"] = status
         return body
 
-    def once(self, key: str, produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def once(self, key: str, produce: Callable[[], JsonObject]) -> JsonObject:
         """``produce()`` once per run, whichever process asks first; the others read its result."""
         if not self.settings.shared_dir:
             return produce()
@@ -196,17 +197,20 @@ class Run:
         """A table of requests sent once per run (under xdist too); every process judges the same answers."""
         return answers_from_data(self.once(key, lambda: answers_to_data(send())))
 
-    def _wait_for(self, result: Path) -> dict[str, Any]:
+    def _wait_for(self, result: Path) -> JsonObject:
         limit = self.settings.deadline or time.time() + 600
         while not result.exists():
             if time.time() > limit:
                 raise TargetProblem(f"set-up by another worker did not finish ({result.name})", kind="budget")
             time.sleep(ONCE_WAIT)
-        loaded: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+        loaded: JsonValue = json.loads(result.read_text(encoding="utf-8"))
+        if not isinstance(loaded, dict):
+            raise RuntimeError(f"set-up's result is no JSON object ({result.name})")
         if FAILED in loaded:
-            if loaded[FAILED_KIND]:
-                raise TargetProblem(loaded[FAILED], kind=loaded[FAILED_KIND])
-            raise RuntimeError(f"set-up failed in another worker: {loaded[FAILED]}")
+            failed, kind = str(loaded[FAILED]), loaded.get(FAILED_KIND)
+            if kind:
+                raise TargetProblem(failed, kind=str(kind))
+            raise RuntimeError(f"set-up failed in another worker: {failed}")
         return loaded
 
     # -- work started ahead of the test that needs it -------------------------------------------------

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 import pytest
 
 from petstore_contract.run import Run
-from petstore_contract.run.setup import Seeded, prepared_of
+from petstore_contract.run.setup import prepared_of
+from petstore_contract.run.setup_records import Seeded
 
 Sender = Callable[[Run, Seeded], Any]
 S = TypeVar("S", bound=Sender)

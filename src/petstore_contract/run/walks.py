@@ -33,7 +33,8 @@ from schemathesis import GenerationMode
 from petstore_contract.core.records import Violation
 from petstore_contract.judging.expect import animal_made
 from petstore_contract.run import Run
-from petstore_contract.run.setup import Seeded, prepared_of
+from petstore_contract.run.setup import prepared_of
+from petstore_contract.run.setup_records import Seeded
 from petstore_contract.transport import Batch, TargetProblem
 
 CREATE, READ, LIST = "create", "read", "list"
