@@ -38,6 +38,7 @@ GRID = [(status, limit) for status in store.FILTERS for limit in store.LIMITS]
 # of each page, at most this many ids (a few percent of a run's requests).
 SAMPLED = 24
 SAMPLE = "sample|"  # the key of a sampled read among the grid's answers
+SET_UP = "set-up"  # its work's key in the run's background (``Run.start``)
 OWN_READ = "own|"  # the key of an animal read back (``_read_back``) among them
 
 
@@ -89,7 +90,8 @@ def _probes_after(api: Api, seeded: Draft, handed: int) -> dict[str, Probe]:
     return {str(pet_id): _probe(answer) for pet_id, answer in zip(after, reads, strict=True)}
 
 
-def seed(run: Run, api: Api) -> Seeded:
+def own_data(run: Run, api: Api) -> Seeded:
+    """Set-up's first step: the suite's own data on the target, and what it learns of the store."""
     seeded = Draft()
     pages, seeded.whole_before = _observe(api)
     seeded.before = _listed(pages)
@@ -328,7 +330,7 @@ def _reads(run: Run, grid: Grid, seeded: Seeded) -> list[tuple[JsonObject, Row]]
 
 
 @dataclass
-class Prepared:
+class SetUp:
     """Set-up's outcome: the suite's own data, the list grid and the own animals read back."""
 
     seeded: Seeded
@@ -336,7 +338,7 @@ class Prepared:
     reads: list[tuple[JsonObject, Row]]
 
 
-def prepare(run: Run) -> Prepared:
+def set_up(run: Run) -> SetUp:
     """Set-up, in order: own data, the list grid, the own animals read back.
 
     The grid and the reads see the store as set-up left it, whatever the tests write later.  Each
@@ -344,19 +346,19 @@ def prepare(run: Run) -> Prepared:
     none of them writes before set-up is done.
     """
     # Through its data in every process, the one that set up included: each judges the same record.
-    seeded = Seeded.from_dict(run.once("seeded", lambda: seed(run, run.api).to_dict()))
+    seeded = Seeded.from_dict(run.once("seeded", lambda: own_data(run, run.api).to_dict()))
     if seeded.crowded and not run.read_only:
         run.cases.limit_creates(GENERATED_CREATES_WHEN_CROWDED)
     grid = _grid(run, run.api, seeded)
-    return Prepared(seeded, grid, _reads(run, grid, seeded))
+    return SetUp(seeded, grid, _reads(run, grid, seeded))
 
 
-def prepared_of(run: Run) -> Prepared:
+def set_up_of(run: Run) -> SetUp:
     """Set-up's outcome: as started in the background, or done now."""
-    return run.result_of("prepare", lambda: prepare(run))
+    return run.result_of(SET_UP, lambda: set_up(run))
 
 
 def start_set_up(run: Run) -> None:
     """Set-up in the background; generated cases, drawn meanwhile, go out once it is done."""
-    run.start("prepare", lambda: prepare(run))
-    run.cases.hold_cases_until("prepare")
+    run.start(SET_UP, lambda: set_up(run))
+    run.cases.hold_cases_until(SET_UP)

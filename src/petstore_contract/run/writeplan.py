@@ -5,7 +5,7 @@ shows one created after the hundredth.  So every animal whose body carries a var
 status, no status, a client-chosen id, unusual names, values at the edges of int64, two animals
 sharing a name) is created first, while the store is small enough to show it on a page of 100
 whatever the service's order; the fillers that take the store past 100 come after them
-(``setup.seed``).  The create and read tests judge the answers set-up got for these bodies.
+(``setup.own_data``).  The create and read tests judge the answers set-up got for these bodies.
 
 Values at the edges of what the document allows (§2: ``name`` is a string with no constraint shown;
 ``categoryId`` and ``petId`` are int64) are valid requests: each must be answered 201 with the value
