@@ -18,8 +18,8 @@ from petstore_contract.interface.document import STATUSES
 from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.judging import expect, store
 from petstore_contract.run import writeplan
-from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_table
-from petstore_contract.run.setup_records import OwnLook
+from petstore_contract.run.api import Api, Request, Row, Unanswered, send_table
+from petstore_contract.run.setup_records import OwnLook, answer_table
 
 AFTER_REFUSALS = "None|100"  # the key of the unfiltered page asked for right after the refused creates
 
@@ -70,7 +70,7 @@ def pages(api: Api, statuses: tuple[str | None, ...]) -> dict[str, Row]:
 def own_look(api: Api, known: list[JsonObject]) -> OwnLook:
     """Each status page right after the first own animal of each status was created, as data, with the
     animals (id, status) known to exist when it was asked for."""
-    shown = answers_to_data(pages(api, STATUSES))
+    shown = answer_table(pages(api, STATUSES))
     return OwnLook(tuple({"id": pet.get("id"), "status": pet.get("status")} for pet in known), shown)
 
 

@@ -21,10 +21,10 @@ from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging import expect, store
 from petstore_contract.run import Run, looks, lookup, writeplan
-from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
+from petstore_contract.run.api import Api, Request, Row, Unanswered, send_row, send_table
 from petstore_contract.run.looks import created_pet, grid_key, list_request, refused_requests
 from petstore_contract.run.selection import FILLERS, OWN, PLAN
-from petstore_contract.run.setup_records import Draft, Planned, Probe
+from petstore_contract.run.setup_records import Draft, Planned, Probe, answer_table
 from petstore_contract.run.setup_records import Seeded as Seeded  # the tests' fixtures name it here
 from petstore_contract.transport import Answer
 
@@ -122,7 +122,7 @@ def own_data(run: Run, api: Api) -> Seeded:
     # an empty page proves the refusals added nothing, whatever the page cap and the order.
     if PLAN in parts and seeded.whole_before:
         _refuse(run, api, seeded, None, refused=True)
-        seeded.after_refusals = answers_to_data({looks.AFTER_REFUSALS: send_row(api, list_request(None, 100))})
+        seeded.after_refusals = answer_table({looks.AFTER_REFUSALS: send_row(api, list_request(None, 100))})
     created: list[Row] = []
     if seeded.crowded and bodies:
         created = _create(api, bodies[:1])
@@ -160,7 +160,7 @@ def own_data(run: Run, api: Api) -> Seeded:
         held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
         _refuse(run, api, seeded, held, refused=seeded.crowded)
     if seeded.whole_before and parts & {PLAN, FILLERS}:
-        seeded.early = answers_to_data(looks.early_look(api))
+        seeded.early = answer_table(looks.early_look(api))
     if seeded.whole_before and FILLERS in parts:
         fillers = store.fillers_needed(pages[0], len(seeded.sent) + len(seeded.beside_plan)) if pages[0] else 0
         _fill(run, api, seeded, fillers)
@@ -169,7 +169,7 @@ def own_data(run: Run, api: Api) -> Seeded:
 
 def _planned(body: JsonObject, answer: Row) -> Planned:
     """A create of the plan with what POST /pets answered, as the data the run's processes share."""
-    return Planned(body, answers_to_data({"a": answer})["a"])
+    return Planned(body, answer_table({"a": answer})["a"])
 
 
 def _fill(run: Run, api: Api, seeded: Draft, count: int) -> None:
@@ -231,7 +231,7 @@ def _refuse(run: Run, api: Api, seeded: Draft, held: JsonObject | None, *, refus
         seeded.plan["client-held-id"] = _planned(held, answers.pop("client-held-id"))
     if not refused:
         return
-    seeded.rejected_answers = answers_to_data(answers)
+    seeded.rejected_answers = answer_table(answers)
     seeded.admitted = [
         pet_id
         for key, answer in answers.items()

@@ -9,12 +9,13 @@ of answers crosses between processes.  ``Draft`` is the same record while set-up
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from petstore_contract.core.records import Exchange
-from petstore_contract.interface.jsontypes import JsonObject, JsonValue
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
+from petstore_contract.run.api import Row, answers_to_data
 
 T = TypeVar("T")
 AnswerData = JsonObject  # one answer as ``api.answers_to_data`` gives it: what crosses between processes
@@ -231,6 +232,20 @@ class Draft:
             filler_ids=tuple(self.filler_ids),
             newest=self.newest,
         )
+
+
+def answer_table(answers: dict[str, Row]) -> dict[str, AnswerData]:
+    """Answers as the data the run's processes share (``api.answers_to_data``), in JSON's own types (a
+    header pair a list, as the trip gives it back): a record is the same before the trip and after it."""
+    return {key: _object(_plain(item)) for key, item in answers_to_data(answers).items()}
+
+
+def _plain(value: JsonLike) -> JsonValue:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    return [_plain(item) for item in value]
 
 
 # -- narrowing the data of the trip ------------------------------------------------------------------------
