@@ -38,7 +38,7 @@ from petstore_contract.interface.spec import spec_checksum
 from petstore_contract.judging import coverage, pipeline
 from petstore_contract.run import profiles
 from petstore_contract.run.api import Api, Row, answers_from_data, answers_to_data
-from petstore_contract.run.background import Background
+from petstore_contract.run.background import Background, Stoppable
 from petstore_contract.run.cases import GeneratedCases
 from petstore_contract.run.selection import EVERY_WRITE
 from petstore_contract.run.target import Target
@@ -76,7 +76,7 @@ class RunSettings:
     started: float = field(default_factory=time.time)
     record_dir: str = ""  # keep every exchange there (har.Recorder), for a certification bundle
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -124,7 +124,7 @@ class Run:
     def profile(self) -> profiles.Profile:
         return profiles.PROFILES[self.settings.profile]
 
-    def facts(self) -> dict[str, Any]:
+    def facts(self) -> JsonObject:
         """What a report may say about the run (never the key)."""
         s = self.settings
         return {
@@ -223,7 +223,7 @@ class Run:
         return self.background.result_of(key, produce)
 
     @property
-    def started(self) -> dict[str, Any]:
+    def started(self) -> dict[str, Stoppable]:
         """Work started ahead on the run's pool, by key (see ``ahead.started_ahead``); stopped at the end."""
         return self.background.started
 
