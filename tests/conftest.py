@@ -9,14 +9,13 @@ selection (``petstore_contract.plugin.session``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging.expect import Judge, judge_of
 from petstore_contract.plugin import run_of
 from petstore_contract.run import Run
-from petstore_contract.run.api import Row
+from petstore_contract.run.api import Api, Row
 from petstore_contract.run.setup import Grid, Seeded, SetUp, set_up_of
 
 
@@ -26,7 +25,7 @@ def run(pytestconfig: pytest.Config) -> Run:
 
 
 @pytest.fixture(scope="session")
-def api(run: Run) -> Any:
+def api(run: Run) -> Api:
     return run.api
 
 
@@ -57,7 +56,7 @@ def grid(set_up: SetUp) -> Grid:
 
 
 @pytest.fixture(scope="session")
-def reads(set_up: SetUp) -> list[tuple[dict[str, Any], Row]]:
+def reads(set_up: SetUp) -> list[tuple[JsonObject, Row]]:
     return set_up.reads
 
 

@@ -6,7 +6,8 @@ key: they read it from its variable) and share one deadline, one circuit breaker
 set-up through ``shared_dir`` (``transport.shared``).
 
 The modules: ``target`` and ``profiles`` (which target, key variable and mode; depth profiles),
-``setup`` (set-up: the suite's own data on the target, and what it learns of the store), ``lookup``
+``setup`` (set-up: the suite's own data on the target, and what it learns of the store),
+``setup_records`` (what set-up created and learnt, as frozen records, and their trip between processes), ``lookup``
 (a set-up create whose answer was lost, looked up by its unique name),
 ``writeplan`` (the valid bodies set-up creates first, merged into few bodies on a crowded store),
 ``ahead`` (work sent ahead of the tests: request tables and stateful walks) on the one thread of

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
-from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.clauses import CLAUSE_IDS, ClauseId
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
 from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging import expect, store
@@ -93,6 +93,14 @@ def _probes_after(api: Api, seeded: Draft, handed: int) -> dict[str, Probe]:
 def own_data(run: Run, api: Api) -> Seeded:
     """Set-up's first step: the suite's own data on the target, and what it learns of the store."""
     seeded = Draft()
+    first_page = _look_and_probe(api, seeded)
+    if not run.read_only:
+        _write(run, api, seeded, first_page)
+    return seeded.seal()
+
+
+def _look_and_probe(api: Api, seeded: Draft) -> store.Page | None:
+    """The store before any write, and ids nobody was handed out read; the unfiltered page of 100, if any."""
     pages, seeded.whole_before = _observe(api)
     seeded.before = _listed(pages)
     probe_ids = _probe_ids(seeded.before)
@@ -103,8 +111,11 @@ def own_data(run: Run, api: Api) -> Seeded:
         again, seeded.whole_after_probes = _observe(api)
         listed = {str(pet.get("id")) for pet in _listed(again)}
         seeded.listed_after_probes = [pet_id for pet_id in answered if pet_id in listed]
-    if run.read_only:
-        return seeded.seal()
+    return pages[0]
+
+
+def _write(run: Run, api: Api, seeded: Draft, first_page: store.Page | None) -> None:
+    """The plan of writes, in its order, with the looks between them."""
     # Only the parts the selected tests judge (``selection.needed_writes``; every part in a whole run).
     parts = run.set_up_writes
     per_status = OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED
@@ -133,7 +144,26 @@ def own_data(run: Run, api: Api) -> Seeded:
         firsts = [pet for answer in created if (pet := created_pet(answer))]
         seeded.own_look = looks.own_look(api, [*seeded.before, *seeded.beside_plan, *firsts])
     created += _create(api, bodies[len(created) :])
-    found = lookup.look_up(api, bodies, created)
+    _keep_own(seeded, own, created, lookup.look_up(api, bodies, created))
+    for key, answer in zip(keys, created[len(own) :], strict=True):
+        _keep(seeded, plan[key], answer)
+        seeded.plan[key] = _planned(plan[key], answer)
+    # A create carrying the id of the suite's first animal (create.id.assigned): that animal is read back
+    # after the grid (``_own_reads``), so a create that replaced it shows.  On a store too large to see
+    # whole the refused creates go beside it, before the early look; on a store seen whole they went first.
+    if PLAN in parts:
+        held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+        _refuse(run, api, seeded, held, refused=seeded.crowded)
+    if seeded.whole_before and parts & {PLAN, FILLERS}:
+        seeded.early = answer_table(looks.early_look(api))
+    if seeded.whole_before and FILLERS in parts:
+        fillers = store.fillers_needed(first_page, len(seeded.sent) + len(seeded.beside_plan)) if first_page else 0
+        _fill(run, api, seeded, fillers)
+
+
+def _keep_own(seeded: Draft, own: list[JsonObject], created: list[Row], found: dict[int, JsonObject]) -> None:
+    """Set-up's own animals as the service made them (or a page listed them); the first of each status's
+    answer; the problem that blocks what needed them when one was not made."""
     for index, (body, answer) in enumerate(zip(own, created, strict=False)):
         pet = _keep(seeded, body, answer, found.get(index))
         if pet is None:
@@ -150,21 +180,6 @@ def own_data(run: Run, api: Api) -> Seeded:
         status = body.get("status")
         if isinstance(answer, Answer) and isinstance(status, str) and status not in seeded.own_answers:
             seeded.own_answers[status] = _planned(body, answer)
-    for key, answer in zip(keys, created[len(own) :], strict=True):
-        _keep(seeded, plan[key], answer)
-        seeded.plan[key] = _planned(plan[key], answer)
-    # A create carrying the id of the suite's first animal (create.id.assigned): that animal is read back
-    # after the grid (``_own_reads``), so a create that replaced it shows.  On a store too large to see
-    # whole the refused creates go beside it, before the early look; on a store seen whole they went first.
-    if PLAN in parts:
-        held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
-        _refuse(run, api, seeded, held, refused=seeded.crowded)
-    if seeded.whole_before and parts & {PLAN, FILLERS}:
-        seeded.early = answer_table(looks.early_look(api))
-    if seeded.whole_before and FILLERS in parts:
-        fillers = store.fillers_needed(pages[0], len(seeded.sent) + len(seeded.beside_plan)) if pages[0] else 0
-        _fill(run, api, seeded, fillers)
-    return seeded.seal()
 
 
 def _planned(body: JsonObject, answer: Row) -> Planned:
@@ -301,7 +316,7 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     return Grid(answers, pages, known, largest, samples, own, tuple(seeded.admitted), arrays)
 
 
-def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> tuple[JsonObject, ...]:
+def need_own(seeded: Seeded, clauses: ClauseId | tuple[ClauseId, ...], read_only: bool) -> tuple[JsonObject, ...]:
     if seeded.own:
         return seeded.own
     if read_only:
