@@ -260,8 +260,10 @@ def _create(api: Api, bodies: list[JsonObject]) -> list[Row]:
     return api.map(lambda body: send_row(api, Request("POST", "/pets", json_body=body)), bodies)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Grid:
+    """The list grid (``GRID``), asked once per run right after set-up's writes, and what it shows."""
+
     answers: dict[tuple[str | None, int | None], Row]
     pages: dict[tuple[str | None, int | None], store.Page]
     known: store.Knowledge
@@ -344,7 +346,7 @@ def _reads(run: Run, grid: Grid, seeded: Seeded) -> list[tuple[JsonObject, Row]]
     return [(pet, grid.own_reads[str(pet["id"])]) for pet in _read_back(run, seeded)]
 
 
-@dataclass
+@dataclass(frozen=True)
 class SetUp:
     """Set-up's outcome: the suite's own data, the list grid and the own animals read back."""
 
