@@ -27,7 +27,7 @@ from petstore_contract.core.records import Exchange, Finding, Violation
 from petstore_contract.judging import generated
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.reference.variants import REFERENCE
-from petstore_contract.run import Run, RunSettings, walks
+from petstore_contract.run import Run, RunSettings, setup, walks
 from petstore_contract.run.setup import Seeded
 from petstore_contract.transport import Batch
 
@@ -165,7 +165,7 @@ def _sent_walk(answered: Callable[[Any, Any], None], concurrency: int = 16) -> t
     with BackgroundServer(app) as server:
         run = _local_run(server.base_url, concurrency)
         try:
-            run.start("prepare", lambda: SimpleNamespace(seeded=Seeded()))  # set-up of an empty store
+            run.start(setup.SET_UP, lambda: SimpleNamespace(seeded=Seeded()))  # set-up of an empty store
             post = run.cases.schema(GenerationMode.POSITIVE)["/pets"]["POST"]
             body = {"name": "walk", "categoryId": 1}
             create = walks.Step(walks.CREATE, post.Case(body=body, media_type="application/json"))

@@ -9,15 +9,14 @@ selection (``petstore_contract.plugin.session``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging.expect import Judge, judge_of
 from petstore_contract.plugin import run_of
 from petstore_contract.run import Run
-from petstore_contract.run.api import Row
-from petstore_contract.run.setup import Grid, Prepared, Seeded, prepared_of
+from petstore_contract.run.api import Api, Row
+from petstore_contract.run.setup import Grid, Seeded, SetUp, set_up_of
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +25,7 @@ def run(pytestconfig: pytest.Config) -> Run:
 
 
 @pytest.fixture(scope="session")
-def api(run: Run) -> Any:
+def api(run: Run) -> Api:
     return run.api
 
 
@@ -42,30 +41,30 @@ def judge(request: pytest.FixtureRequest) -> Judge:
 
 
 @pytest.fixture(scope="session")
-def prepared(run: Run) -> Prepared:
-    return prepared_of(run)
+def set_up(run: Run) -> SetUp:
+    return set_up_of(run)
 
 
 @pytest.fixture(scope="session")
-def seeded(prepared: Prepared) -> Seeded:
-    return prepared.seeded
+def seeded(set_up: SetUp) -> Seeded:
+    return set_up.seeded
 
 
 @pytest.fixture(scope="session")
-def grid(prepared: Prepared) -> Grid:
-    return prepared.grid
+def grid(set_up: SetUp) -> Grid:
+    return set_up.grid
 
 
 @pytest.fixture(scope="session")
-def reads(prepared: Prepared) -> list[tuple[dict[str, Any], Row]]:
-    return prepared.reads
+def reads(set_up: SetUp) -> list[tuple[JsonObject, Row]]:
+    return set_up.reads
 
 
 @pytest.fixture(autouse=True)
-def set_up(request: pytest.FixtureRequest) -> None:
-    """Set-up before any test (see ``preparation.prepare``).  A generated test starts drawing at
+def set_up_first(request: pytest.FixtureRequest) -> None:
+    """Set-up before any test (see ``setup.set_up``).  A generated test starts drawing at
     once: its cases wait for set-up before they are sent (``GeneratedCases.hold_cases_until``)."""
     run: Run = request.getfixturevalue("run")
     drawing_first = request.node.get_closest_marker("deferred") is not None and run.cases.cases_held
     if not drawing_first:
-        request.getfixturevalue("prepared")
+        request.getfixturevalue("set_up")

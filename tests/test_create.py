@@ -44,8 +44,8 @@ REJECTED, REJECTED_RAW = writeplan.REJECTED, writeplan.REJECTED_RAW
 def planned(seeded: Seeded, prefix: str = "") -> tuple[dict[str, Row], dict[str, Any]]:
     """What set-up's plan of writes sent (keys starting with ``prefix``) and POST /pets answered."""
     keys = [key for key in seeded.plan if key.startswith(prefix)]
-    answers = answers_from_data({key: {k: v for k, v in seeded.plan[key].items() if k != "sent"} for key in keys})
-    return answers, {key: seeded.plan[key]["sent"] for key in keys}
+    answers = answers_from_data({key: seeded.plan[key].answer for key in keys})
+    return answers, {key: seeded.plan[key].sent for key in keys}
 
 
 @sent_ahead("sent")
@@ -111,7 +111,7 @@ def _plain(sent: Sent, seeded: Seeded, status: str) -> tuple[Row, dict[str, Any]
             reason,
             blocked_by=CLAUSE_IDS.create_created,
         )
-    return answers_from_data({"own": own})["own"], own["sent"]
+    return answers_from_data({"own": own.answer})["own"], own.sent
 
 
 @pytest.mark.clause(CLAUSE_IDS.create_echo)

@@ -64,7 +64,7 @@ LEAST_HELD = 10
 
 def _held(seeded: Seeded) -> list[int]:
     pets = seeded.own or seeded.before
-    newest = [seeded.newest] if seeded.newest is not None else []
+    newest = (seeded.newest,) if seeded.newest is not None else ()
     ids = [pet["id"] for pet in (pets[:1] + newest + pets[-1:]) if type(pet.get("id")) is int and pet["id"] > 0]
     return list(dict.fromkeys(ids))[:HELD]
 

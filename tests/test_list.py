@@ -238,11 +238,11 @@ def _no_status_shown(grid: Grid, judge: Judge) -> None:
 def _own_look(seeded: Seeded, grid: Grid, status: str) -> tuple[store.Page, Answer, set[Any]] | None:
     """The status page set-up asked for right after its first own animal of each status (``looks.own_look``,
     a store seen whole), and the animals of that status known to exist then."""
-    answer = answers_from_data(seeded.own_look.get("pages", {})).get(f"{status}|100")
+    answer = answers_from_data(seeded.own_look.pages).get(f"{status}|100")
     page = looks.listed(answer, status, 100) if isinstance(answer, Answer) else None
     if page is None:
         return None  # list.shape judges the grid's pages
-    return page, answer, store.Knowledge.of(seeded.own_look["known"]).by_status[status]
+    return page, answer, store.Knowledge.of(list(seeded.own_look.known)).by_status[status]
 
 
 @pytest.mark.clause(CLAUSE_IDS.list_status_found)

@@ -50,7 +50,7 @@ TWINS = ("twin-first", "twin-second")  # two animals with one name (set-up's pla
 def _twins(run: Run, seeded: Seeded) -> dict[str, Row]:
     """Both twins as set-up created them (side by side), then each read back by the id it was given."""
     plan = {k: seeded.plan[k] for k in TWINS if k in seeded.plan}
-    created = answers_from_data({k: {f: v for f, v in row.items() if f != "sent"} for k, row in plan.items()})
+    created = answers_from_data({k: planned.answer for k, planned in plan.items()})
 
     def send() -> dict[str, Row]:
         pets = {key: created_pet(answer) for key, answer in created.items()}
@@ -112,25 +112,25 @@ def test_unknown_ids_are_404_with_error(judge: Judge, seeded: Seeded) -> None:
     handed_out_later = set(seeded.sent) - listed
     decided = False
     for pet_id, probe in seeded.probes.items():
-        if probe["status"] is None:
-            reason = f"GET /pets/{pet_id} was not answered: {probe['body']}"
+        if probe.status is None:
+            reason = f"GET /pets/{pet_id} was not answered: {probe.body}"
             judge.undecided(Note((CLAUSE_IDS.read_not_found,), TARGET, reason))
             continue
         with judge(CLAUSE_IDS.read_not_found):
-            if probe["status"] == 404:
+            if probe.status == 404:
                 decided = True
                 continue
-            exchange = Exchange.from_dict(probe["exchange"])
-            if probe["status"] == 200:
+            exchange = probe.exchange
+            if probe.status == 200:
                 if pet_id in handed_out_later:
                     why = "handed out later to an animal the suite created"
                 elif pet_id in seeded.listed_after_probes or not seeded.whole_after_probes:
                     continue
                 else:
                     why = "not in the store, seen whole before and after"
-                raise Mismatch(f"404 for id {pet_id} ({why})", f"HTTP 200 with {expect.short(probe['body'])}", exchange)
+                raise Mismatch(f"404 for id {pet_id} ({why})", f"HTTP 200 with {expect.short(probe.body)}", exchange)
             kind = Kind.STATUS.expectation("404")
-            raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe['status']}", exchange, kind)
+            raise Mismatch(f"404 for the unknown id {pet_id}", f"HTTP {probe.status}", exchange, kind)
     if not decided and not judge.findings:
         raise undecided(
             CLAUSE_IDS.read_not_found,
@@ -151,12 +151,12 @@ def test_an_id_that_answers_names_one_animal(unknown: dict[str, Row], judge: Jud
     # read.found's to judge); one handed to the suite's own animal is judged by the test above.
     known = {str(pet.get("id")) for pet in seeded.before} | set(seeded.sent)
     for pet_id, probe in seeded.probes.items():
-        if probe["status"] != 200 or pet_id in known:
+        if probe.status != 200 or pet_id in known:
             continue
-        first = Exchange.from_dict(probe["exchange"])
+        first = probe.exchange
         pet, other = {}, {}
         with judge(CLAUSE_IDS.read_found):
-            pet = _probed_pet(probe["body"], pet_id, first)
+            pet = _probed_pet(probe.body, pet_id, first)
             again = unknown[pet_id]
             other = _probed_pet(again.text, pet_id, again.exchange) if again.status == 200 else {}
         if pet and other:
@@ -188,7 +188,7 @@ def test_unknown_id_error_body(unknown: dict[str, Row], judge: Judge, seeded: Se
     # The 404's body and media type are judged here; its status is the other read.not-found tests'.
     judge.nothing_to_judge(CLAUSE_IDS.read_not_found)
     rows = answered(unknown)  # in the order set-up probed them
-    found = [answer for pet_id, answer in rows.items() if seeded.probes[pet_id]["status"] == answer.status == 404]
+    found = [answer for pet_id, answer in rows.items() if seeded.probes[pet_id].status == answer.status == 404]
     # With no 404, the first error answer to an id set-up probed (a 400 for an unknown id: read.not-found's
     # finding) still carries §7's Error body.
     refused = found or [answer for answer in rows.values() if 400 <= answer.status < 500]
@@ -212,7 +212,7 @@ def _unknown(run: Run, seeded: Seeded) -> dict[str, Row]:
     table = {
         pet_id: Request("GET", f"/pets/{pet_id}")
         for pet_id, probe in seeded.probes.items()
-        if isinstance(status := probe["status"], int) and (status == 200 or 400 <= status < 500)  # None: unanswered
+        if isinstance(status := probe.status, int) and (status == 200 or 400 <= status < 500)  # None: unanswered
     }
     return run.once_answers("unknown", lambda: send_table(run.api, table))
 

@@ -33,8 +33,6 @@ from petstore_contract.plugin import options
 if TYPE_CHECKING:
     from petstore_contract.run import Run
 
-RUN_KEY = pytest.StashKey["Run"]()
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_to(parser)
@@ -88,12 +86,17 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from petstore_contract.plugin import start
 
-    start.contract_run(config, RUN_KEY)
+    start.contract_run(config)
 
 
 def run_of(config: pytest.Config) -> Run:
-    """The contract run of this session (the suite's conftest makes it a fixture); a skip outside one."""
-    run = config.stash.get(RUN_KEY, None)
+    """The contract run of this session (the suite's conftest makes it a fixture); a skip outside one.
+
+    The run's one home is ``petstore_contract.run`` (``active_run``): the generated tests' module reads it at
+    import, where no config is at hand; a process runs one contract session at a time."""
+    from petstore_contract.run import active_run
+
+    run = active_run() if is_contract_run(config) else None
     if run is None:
         pytest.skip("not a contract run")
     return run

@@ -10,7 +10,7 @@ the package implements a hook.  A process plays one role:
 The run starts no process of its own (the embedded reference's aside, which is the target): its
 concurrency is the transport's pool of threads, and xdist's workers when the user asks for them.
 Every role links tests to their clauses, starts set-up and the work sent ahead as soon as the
-selection is known (``preparation``, ``ahead``), and turns each test into a record (``classify``).
+selection is known (``setup``, ``ahead``), and turns each test into a record (``classify``).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from petstore_contract.plugin.classify import WARNING_SECTION, FailureRepr, fail
 from petstore_contract.plugin.finish import RECORD_ATTR, Finish
 from petstore_contract.plugin.stopping import StopSignals
 from petstore_contract.reporting import outputs
-from petstore_contract.run import Run, ahead, heap, install, preflight
-from petstore_contract.run import setup as preparation
+from petstore_contract.run import Run, ahead, heap, install, preflight, setup
 from petstore_contract.run.selection import clause_ids, needed_writes, whole_suite_selected, will_run
 
 CONTROLLER, WORKER = "controller", "worker"
@@ -99,7 +98,7 @@ class ContractSession:
         that its round trips overlap the collection of the generated tests.  A run that selects
         tests (-k, -m, --deselect) or only collects keeps set-up for its first test: it may select none."""
         if isinstance(collector, pytest.Module) and whole_suite_selected(collector.config) and not self.unjudged:
-            preparation.start_set_up(self.run)
+            setup.start_set_up(self.run)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -120,7 +119,7 @@ class ContractSession:
                 # -k, -m, --deselect: set-up writes only what the selected tests judge.  (A whole-suite
                 # run started set-up during collection, with every part: what the whole suite needs.)
                 self.run.set_up_writes = needed_writes(runnable, suite_dir().resolve())
-            preparation.start_set_up(self.run)
+            setup.start_set_up(self.run)
             early = self.role == CONTROLLER and self.run.settings.concurrency > 1
             ahead.start_needed(self.run, runnable, starters=early)
         heap.freeze_long_lived()

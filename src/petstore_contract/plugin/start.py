@@ -30,7 +30,7 @@ from petstore_contract.run import Run, RunSettings, heap, install
 from petstore_contract.run.target import TargetConfigError, resolve
 
 
-def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
+def contract_run(config: pytest.Config) -> None:
     _hypothesis_home_apart(config)
     # Before anything draws a case: the pool of constants Hypothesis draws from is the same in every
     # process and every kind of run (``loaded.py``).
@@ -59,9 +59,8 @@ def contract_run(config: pytest.Config, run_key: pytest.StashKey[Run]) -> None:
     config.add_cleanup(heap.restore)
     settings, key, embedded = _settings(config)
     run = Run(settings, key)
-    install(run)
+    install(run)  # the run's one home: ``run_of`` and the generated tests read it there
     _forget_test_modules()
-    config.stash[run_key] = run
     role = WORKER if hasattr(config, "workerinput") else CONTROLLER
     session = ContractSession(config, run, role, embedded)
     if session.finishing is not None:

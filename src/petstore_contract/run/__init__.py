@@ -6,7 +6,8 @@ key: they read it from its variable) and share one deadline, one circuit breaker
 set-up through ``shared_dir`` (``transport.shared``).
 
 The modules: ``target`` and ``profiles`` (which target, key variable and mode; depth profiles),
-``setup`` (set-up: the suite's own data on the target, and what it learns of the store), ``lookup``
+``setup`` (set-up: the suite's own data on the target, and what it learns of the store),
+``setup_records`` (what set-up created and learnt, as frozen records, and their trip between processes), ``lookup``
 (a set-up create whose answer was lost, looked up by its unique name),
 ``writeplan`` (the valid bodies set-up creates first, merged into few bodies on a crowded store),
 ``ahead`` (work sent ahead of the tests: request tables and stateful walks) on the one thread of
@@ -33,11 +34,12 @@ from petstore_contract.core.redaction import KeyFragments, Redactor
 from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
 from petstore_contract.defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_TRIP_AFTER
 from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.interface.spec import spec_checksum
 from petstore_contract.judging import coverage, pipeline
 from petstore_contract.run import profiles
 from petstore_contract.run.api import Api, Row, answers_from_data, answers_to_data
-from petstore_contract.run.background import Background
+from petstore_contract.run.background import Background, Stoppable
 from petstore_contract.run.cases import GeneratedCases
 from petstore_contract.run.selection import EVERY_WRITE
 from petstore_contract.run.target import Target
@@ -75,7 +77,7 @@ class RunSettings:
     started: float = field(default_factory=time.time)
     record_dir: str = ""  # keep every exchange there (har.Recorder), for a certification bundle
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return asdict(self)
 
 
@@ -123,7 +125,7 @@ class Run:
     def profile(self) -> profiles.Profile:
         return profiles.PROFILES[self.settings.profile]
 
-    def facts(self) -> dict[str, Any]:
+    def facts(self) -> JsonObject:
         """What a report may say about the run (never the key)."""
         s = self.settings
         return {
@@ -164,14 +166,14 @@ class Run:
         about 25 characters): name rules are not shown (§2), and a service may refuse long names."""
         return f"pc-{self.settings.run_id}-{tag}"
 
-    def new_pet(self, tag: str, status: str | None, **fields: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"name": self.name(f"{tag}-{os.getpid() % 1000}-{next(self._names)}"), "categoryId": 1}
+    def new_pet(self, tag: str, status: str | None, **fields: JsonValue) -> JsonObject:
+        body: JsonObject = {"name": self.name(f"{tag}-{os.getpid() % 1000}-{next(self._names)}"), "categoryId": 1}
         body.update(fields)
         if status is not None:
             body["status"] = status
         return body
 
-    def once(self, key: str, produce: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def once(self, key: str, produce: Callable[[], JsonObject]) -> JsonObject:
         """``produce()`` once per run, whichever process asks first; the others read its result."""
         if not self.settings.shared_dir:
             return produce()
@@ -196,17 +198,20 @@ class Run:
         """A table of requests sent once per run (under xdist too); every process judges the same answers."""
         return answers_from_data(self.once(key, lambda: answers_to_data(send())))
 
-    def _wait_for(self, result: Path) -> dict[str, Any]:
+    def _wait_for(self, result: Path) -> JsonObject:
         limit = self.settings.deadline or time.time() + 600
         while not result.exists():
             if time.time() > limit:
                 raise TargetProblem(f"set-up by another worker did not finish ({result.name})", kind="budget")
             time.sleep(ONCE_WAIT)
-        loaded: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+        loaded: JsonValue = json.loads(result.read_text(encoding="utf-8"))
+        if not isinstance(loaded, dict):
+            raise RuntimeError(f"set-up's result is no JSON object ({result.name})")
         if FAILED in loaded:
-            if loaded[FAILED_KIND]:
-                raise TargetProblem(loaded[FAILED], kind=loaded[FAILED_KIND])
-            raise RuntimeError(f"set-up failed in another worker: {loaded[FAILED]}")
+            failed, kind = str(loaded[FAILED]), loaded.get(FAILED_KIND)
+            if kind:
+                raise TargetProblem(failed, kind=str(kind))
+            raise RuntimeError(f"set-up failed in another worker: {failed}")
         return loaded
 
     # -- work started ahead of the test that needs it -------------------------------------------------
@@ -219,7 +224,7 @@ class Run:
         return self.background.result_of(key, produce)
 
     @property
-    def started(self) -> dict[str, Any]:
+    def started(self) -> dict[str, Stoppable]:
         """Work started ahead on the run's pool, by key (see ``ahead.started_ahead``); stopped at the end."""
         return self.background.started
 
@@ -230,7 +235,14 @@ class Run:
             self.recorder.close()
 
 
+# The contract run of this process: its one home (the plugin installs it when a session configures and
+# removes it when the session ends; ``plugin.run_of`` and the generated tests read it here).
 _current: Run | None = None
+
+
+def active_run() -> Run | None:
+    """The contract run of this process, or None outside one."""
+    return _current
 
 
 def current_run() -> Run:

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 import pytest
 
 from petstore_contract.run import Run
-from petstore_contract.run.setup import Seeded, prepared_of
+from petstore_contract.run.setup import set_up_of
+from petstore_contract.run.setup_records import Seeded
 
 Sender = Callable[[Run, Seeded], Any]
 S = TypeVar("S", bound=Sender)
@@ -78,4 +79,4 @@ def waits_for_started(item: pytest.Item) -> bool:
 
 
 def _sender(run: Run, fixture: str) -> Callable[[], Any]:
-    return lambda: SENDERS[fixture](run, prepared_of(run).seeded)
+    return lambda: SENDERS[fixture](run, set_up_of(run).seeded)

@@ -128,9 +128,10 @@ def send_table(api: Api, table: dict[str, Request]) -> dict[str, Row]:
     return dict(zip(keys, api.map(lambda key: send_row(api, table[key]), keys), strict=True))
 
 
-def answers_to_data(answers: dict[str, Row]) -> dict[str, JsonObject]:
+def answers_to_data(answers: dict[str, Row]) -> JsonObject:
     """Answers as plain data, for the run's processes to share (a table is sent once per run)."""
-    return {key: row.to_dict() for key, row in answers.items()}
+    data: JsonObject = {key: row.to_dict() for key, row in answers.items()}
+    return data
 
 
 def answers_from_data(data: Mapping[str, JsonLike]) -> dict[str, Row]:

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
+
+
+class Stoppable(Protocol):
+    """Work started on other threads than the background's (``Background.started``): stopped at the end."""
+
+    def stop(self) -> None: ...
 
 
 class Background:
@@ -16,7 +22,7 @@ class Background:
         self.futures: dict[str, Future[Any]] = {}
         # Work started on other threads than this one's (e.g. a stateful walk's chains on the run's
         # pool), by key; each has ``stop()``, called when the run ends.
-        self.started: dict[str, Any] = {}
+        self.started: dict[str, Stoppable] = {}
         self._starter: ThreadPoolExecutor | None = None
 
     def start(self, key: str, produce: Callable[[], Any]) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 from functools import cache
-from typing import Any
+from typing import Any, TypedDict
 
+import requests
 from schemathesis import GenerationMode
 from schemathesis.errors import FailureGroup
 
@@ -27,6 +28,15 @@ from petstore_contract.transport import Batch, RunGuard, TargetProblem, Transpor
 
 # A generated case's answer that never completed (RFC 9112 §6.3) is no documented answer of its operation (§4).
 CUT_CLAUSE = CLAUSE_IDS.responses_documented
+
+
+class CallOptions(TypedDict):
+    """What every generated case is sent with (``Case.call``): the target, the key, the run's session."""
+
+    base_url: str
+    headers: dict[str, str]
+    timeout: float
+    session: requests.Session
 
 
 class GeneratedCases:
@@ -63,7 +73,7 @@ class GeneratedCases:
         except Exception:  # reported where it belongs: when test_generated.py loads it
             return
 
-    def call_kwargs(self) -> dict[str, Any]:
+    def call_kwargs(self) -> CallOptions:
         return {
             "base_url": self.settings.base_url,
             "headers": {"Authorization": self.api.fill(VALID)},

@@ -13,13 +13,13 @@ animals exist, follows.
 
 from __future__ import annotations
 
-from typing import Any
-
 from petstore_contract.core.records import Mismatch
 from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.judging import expect, store
 from petstore_contract.run import writeplan
-from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_table
+from petstore_contract.run.api import Api, Request, Row, Unanswered, send_table
+from petstore_contract.run.setup_records import OwnLook, answer_table
 
 AFTER_REFUSALS = "None|100"  # the key of the unfiltered page asked for right after the refused creates
 
@@ -43,18 +43,18 @@ def list_request(status: str | None, limit: int | None) -> Request:
     return Request("GET", "/pets", params=params)
 
 
-def refused_requests(bodies: dict[str, Any]) -> dict[str, Request]:
+def refused_requests(bodies: dict[str, JsonValue]) -> dict[str, Request]:
     """Each refused create of ``writeplan.rejected_bodies`` as the request that sends it."""
 
-    def request(key: str, body: Any) -> Request:
-        if key.startswith("raw-"):
+    def request(key: str, body: JsonValue) -> Request:
+        if key.startswith("raw-") and isinstance(body, str):
             return Request("POST", "/pets", data=writeplan.raw_bytes(body))
         return Request("POST", "/pets", json_body=body, **writeplan.REFUSED_FOR.get(key.removeprefix("refused-"), {}))
 
     return {key: request(key, body) for key, body in bodies.items()}
 
 
-def created_pet(answer: Row) -> dict[str, Any] | None:
+def created_pet(answer: Row) -> JsonObject | None:
     """The animal a create's answer shows (``expect.created_animal``: a 201 with an id, or another 2xx with
     a Pet), or None: set-up goes on with it whatever its status (create.created judges the status)."""
     if isinstance(answer, Unanswered):
@@ -67,11 +67,11 @@ def pages(api: Api, statuses: tuple[str | None, ...]) -> dict[str, Row]:
     return send_table(api, {grid_key((status, 100)): list_request(status, 100) for status in statuses})
 
 
-def own_look(api: Api, known: list[dict[str, Any]]) -> dict[str, Any]:
+def own_look(api: Api, known: list[JsonObject]) -> OwnLook:
     """Each status page right after the first own animal of each status was created, as data, with the
     animals (id, status) known to exist when it was asked for."""
-    shown = answers_to_data(pages(api, STATUSES))
-    return {"known": [{"id": pet.get("id"), "status": pet.get("status")} for pet in known], "pages": shown}
+    shown = answer_table(pages(api, STATUSES))
+    return OwnLook(tuple({"id": pet.get("id"), "status": pet.get("status")} for pet in known), shown)
 
 
 def early_look(api: Api) -> dict[str, Row]:

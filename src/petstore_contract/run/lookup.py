@@ -12,9 +12,8 @@ counted as before.  Either way, each lost write looked up is counted (``writes_f
 
 from __future__ import annotations
 
-from typing import Any
-
 from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.run.api import Api, Request, Row, Unanswered, send_table
 from petstore_contract.transport import Answer
 
@@ -25,16 +24,16 @@ def lost(row: Row) -> bool:
     return isinstance(row, Unanswered) and LOST in row.problem.message
 
 
-def look_up(api: Api, bodies: list[dict[str, Any]], rows: list[Row]) -> dict[int, dict[str, Any]]:
+def look_up(api: Api, bodies: list[JsonObject], rows: list[Row]) -> dict[int, JsonObject]:
     """The animal each lost create made, by its index in ``bodies``, where one page shows it."""
     wanted = [i for i, (body, row) in enumerate(zip(bodies, rows, strict=False)) if lost(row) and _named(body)]
     if not wanted:
         return {}
-    statuses = sorted({s for i in wanted if (s := bodies[i].get("status")) in STATUSES})
+    statuses = sorted({s for i in wanted if isinstance(s := bodies[i].get("status"), str) and s in STATUSES})
     queries = {str(status): (status, 100) for status in [None, *statuses]}
     table = {key: Request("GET", "/pets", params=_params(*query)) for key, query in queries.items()}
     listed = [pet for row in send_table(api, table).values() for pet in _pets(row)]
-    found: dict[int, dict[str, Any]] = {}
+    found: dict[int, JsonObject] = {}
     for index in wanted:
         body = bodies[index]
         matches = {pet["id"]: pet for pet in listed if _made_by(pet, body)}
@@ -45,25 +44,25 @@ def look_up(api: Api, bodies: list[dict[str, Any]], rows: list[Row]) -> dict[int
     return found
 
 
-def _named(body: Any) -> bool:
-    return isinstance(body, dict) and isinstance(body.get("name"), str)
+def _named(body: JsonObject) -> bool:
+    return isinstance(body.get("name"), str)
 
 
-def _params(status: str | None, limit: int) -> dict[str, Any]:
+def _params(status: str | None, limit: int) -> dict[str, str | int]:
     return {"limit": limit} if status is None else {"status": status, "limit": limit}
 
 
-def _pets(row: Row) -> list[dict[str, Any]]:
+def _pets(row: Row) -> list[JsonObject]:
     if not isinstance(row, Answer) or row.status != 200:
         return []
     try:
-        items = row.json()
+        items: JsonValue = row.json()
     except (ValueError, RecursionError):
         return []
     return [pet for pet in items if isinstance(pet, dict)] if isinstance(items, list) else []
 
 
-def _made_by(pet: dict[str, Any], body: dict[str, Any]) -> bool:
+def _made_by(pet: JsonObject, body: JsonObject) -> bool:
     pet_id = pet.get("id")
     return (
         isinstance(pet_id, int)

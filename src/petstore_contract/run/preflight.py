@@ -27,8 +27,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.run.api import Api
 from petstore_contract.transport import Answer, TargetProblem
 
@@ -45,7 +45,7 @@ class Preflight:
     round_trip: float = 0.0  # seconds the first request took
 
 
-def check(api: Api, *, key_env: str, read_only: bool, new_pet: Callable[[], dict[str, Any]]) -> Preflight:
+def check(api: Api, *, key_env: str, read_only: bool, new_pet: Callable[[], JsonObject]) -> Preflight:
     """The pre-flight requests (see the module's docstring); ``new_pet``: a plain valid NewPet of the run's own."""
     started = time.monotonic()
     try:
@@ -79,7 +79,7 @@ def _unreachable(api: Api, problem: TargetProblem) -> str:
     return f"the target {cause}: {problem}"
 
 
-def _key_refused(api: Api, key_env: str, read_only: bool, new_pet: Callable[[], dict[str, Any]]) -> str:
+def _key_refused(api: Api, key_env: str, read_only: bool, new_pet: Callable[[], JsonObject]) -> str:
     """401 to GET /pets with the key: the key asked once on each other operation."""
     asked = [LIST]
     for operation, path in ((ITEM, f"/pets/{PROBE_ID}"), (ORDERS, "/store/orders")):
@@ -95,7 +95,7 @@ def _key_refused(api: Api, key_env: str, read_only: bool, new_pet: Callable[[], 
     return f"the configured key was rejected on {where}: check {key_env}"
 
 
-def _accepted(api: Api, method: str, path: str, body: dict[str, Any] | None = None) -> bool:
+def _accepted(api: Api, method: str, path: str, body: JsonObject | None = None) -> bool:
     """The key was not refused: any answer but 401.  An unanswered request proves nothing either way, so
     the run goes on and judges what it can (its own rules for unanswered requests hold)."""
     try:

@@ -14,19 +14,20 @@ with a Pet) made it, whatever create.created finds of its status.  Read-only run
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, Mismatch, undecided
-from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.clauses import CLAUSE_IDS, ClauseId
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging import expect, store
 from petstore_contract.run import Run, looks, lookup, writeplan
-from petstore_contract.run.api import Api, Request, Row, Unanswered, answers_to_data, send_row, send_table
+from petstore_contract.run.api import Api, Request, Row, Unanswered, send_row, send_table
 from petstore_contract.run.looks import created_pet, grid_key, list_request, refused_requests
 from petstore_contract.run.selection import FILLERS, OWN, PLAN
+from petstore_contract.run.setup_records import Draft, Planned, Probe, answer_table
+from petstore_contract.run.setup_records import Seeded as Seeded  # the tests' fixtures name it here
 from petstore_contract.transport import Answer
 
-Pet = dict[str, Any]
 OWN_PER_STATUS = 2  # on a store seen whole: list.status.found looks for each
 OWN_PER_STATUS_CROWDED = 1  # on a store too large to see whole, no page need show them
 # Generated creates a process sends on a crowded store (each further one only grows a store that never shrinks).
@@ -37,62 +38,16 @@ GRID = [(status, limit) for status in store.FILTERS for limit in store.LIMITS]
 # of each page, at most this many ids (a few percent of a run's requests).
 SAMPLED = 24
 SAMPLE = "sample|"  # the key of a sampled read among the grid's answers
+SET_UP = "set-up"  # its work's key in the run's background (``Run.start``)
 OWN_READ = "own|"  # the key of an animal read back (``_read_back``) among them
 
 
-@dataclass
-class Seeded:
-    """What set-up created and learnt: plain data, shared by the run's processes."""
-
-    own: list[dict[str, Any]] = field(default_factory=list)  # Pets as the service answered them
-    sent: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> the NewPet sent
-    fillers: int = 0
-    before: list[dict[str, Any]] = field(default_factory=list)  # pets listed before any write
-    probes: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> {status, body} read before writes
-    whole_before: bool = False  # the store was seen whole before any write
-    # A probe that answered 200 although the store, seen whole, did not list it: the store looked at
-    # again at once.  Another client may have been handed that id in between (a busy service).
-    listed_after_probes: list[str] = field(default_factory=list)  # such ids the second look listed
-    whole_after_probes: bool = False  # the second look saw the store whole
-    repeated: list[str] = field(default_factory=list)  # ids handed out twice in set-up: their last status unknown
-    problem: str = ""  # why set-up could not create what it needed (the blocking clause's words)
-    # The first own animal of each status as POST /pets answered it (``api.answers_to_data``): on a
-    # crowded store the create tests judge these instead of creating more.
-    own_answers: dict[str, Any] = field(default_factory=dict)
-    # The plan of writes (``writeplan``): each body by key, and what POST /pets answered for it.
-    plan: dict[str, Any] = field(default_factory=dict)
-    created: dict[str, dict[str, Any]] = field(default_factory=dict)  # str(id) -> every Pet set-up created
-    early: dict[str, Any] = field(default_factory=dict)  # the early look (``looks.early_look``), as data
-    # The refused creates (``writeplan.rejected_bodies``), answered before the early look (on a store seen
-    # whole, before any other write): their bodies by key, and what POST /pets answered (``api.answers_to_data``).
-    rejected: dict[str, Any] = field(default_factory=dict)
-    rejected_answers: dict[str, Any] = field(default_factory=dict)
-    after_refusals: dict[str, Any] = field(default_factory=dict)  # the unfiltered page right after them, as data
-    own_look: dict[str, Any] = field(default_factory=dict)  # ``looks.own_look``: a store seen whole
-    # Ids of animals made from invalid data the service accepted (a refused body answered 2xx): their
-    # rejection clauses judge them; lists show them, unjudged for their shape (``expect.pet_list``).
-    admitted: list[int] = field(default_factory=list)
-    # Animals the refused creates and the held-id create added (a client id ignored makes a new animal):
-    # known to exist, and counted when set-up fills the store to 101 (so that it holds 101, not more).
-    beside_plan: list[dict[str, Any]] = field(default_factory=list)
-    filler_ids: list[str] = field(default_factory=list)
-    newest: dict[str, Any] | None = None  # the animal set-up created last, when it filled the store
-
-    @property
-    def crowded(self) -> bool:
-        """The store could not be seen whole before the first write (see ``store.whole_store``)."""
-        return not self.whole_before
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.__dict__.copy()
-
-
-def _page(answer: Row, status: str | None, limit: int | None, admitted: list[int] | None = None) -> store.Page | None:
+def _page(answer: Row, status: str | None, limit: int | None, admitted: tuple[int, ...] = ()) -> store.Page | None:
     """The page a row answered, or None: unanswered, or not a list of Pet (list.shape judges that)."""
     if isinstance(answer, Unanswered):
         return None
     try:
-        return store.Page(status, limit, tuple(expect.pet_list(answer, admitted or ())))
+        return store.Page(status, limit, tuple(expect.pet_list(answer, admitted)))
     except Mismatch:
         return None
 
@@ -105,28 +60,28 @@ def _observe(api: Api) -> tuple[list[store.Page | None], bool]:
     return pages, bool(whole)
 
 
-def _listed(pages: list[store.Page | None]) -> list[dict[str, Any]]:
+def _listed(pages: list[store.Page | None]) -> list[JsonObject]:
     """Every animal the answered pages of one look at the store show."""
     return [pet for page in pages if page for pet in page.pets]
 
 
-def _probe_ids(before: list[dict[str, Any]]) -> list[int]:
+def _probe_ids(before: list[JsonObject]) -> list[int]:
     """Ids nobody has been handed out yet as far as the suite can tell: next ones, small, huge."""
-    ids = [p["id"] for p in before if isinstance(p.get("id"), int)]
+    ids = [pet_id for p in before if isinstance(pet_id := p.get("id"), int)]
     top = max(ids, default=0)
     # The next ids, then the edges of int64 a service may store in a narrower type (§4.3: petId is int64).
     candidates = [top + 1, top + 2, 0, -1, INT64_MAX - 7, 2**31 - 1, 2**31, 2**53 + 1, INT64_MIN, INT64_MAX]
     return [i for i in dict.fromkeys(candidates) if i not in ids and INT64_MIN <= i <= INT64_MAX]
 
 
-def _probe(answer: Row) -> dict[str, Any]:
-    """One probe as plain data; an unanswered one has no status and says why."""
+def _probe(answer: Row) -> Probe:
+    """One probe; an unanswered one has no status and says why."""
     if isinstance(answer, Unanswered):
-        return {"status": None, "body": str(answer.problem), "exchange": None}
-    return {"status": answer.status, "body": answer.text, "exchange": answer.exchange.to_dict()}
+        return Probe(None, str(answer.problem))
+    return Probe(answer.status, answer.text, answer.exchange)
 
 
-def _probes_after(api: Api, seeded: Seeded, handed: int) -> dict[str, dict[str, Any]]:
+def _probes_after(api: Api, seeded: Draft, handed: int) -> dict[str, Probe]:
     """The two ids after one the service just handed out, read (each not listed or probed already)."""
     listed = {pet.get("id") for pet in seeded.before}
     after = [i for i in (handed + 1, handed + 2) if INT64_MIN <= i <= INT64_MAX and i not in listed]
@@ -135,20 +90,32 @@ def _probes_after(api: Api, seeded: Seeded, handed: int) -> dict[str, dict[str, 
     return {str(pet_id): _probe(answer) for pet_id, answer in zip(after, reads, strict=True)}
 
 
-def seed(run: Run, api: Api) -> Seeded:
-    seeded = Seeded()
+def own_data(run: Run, api: Api) -> Seeded:
+    """Set-up's first step: the suite's own data on the target, and what it learns of the store."""
+    seeded = Draft()
+    first_page = _look_and_probe(api, seeded)
+    if not run.read_only:
+        _write(run, api, seeded, first_page)
+    return seeded.seal()
+
+
+def _look_and_probe(api: Api, seeded: Draft) -> store.Page | None:
+    """The store before any write, and ids nobody was handed out read; the unfiltered page of 100, if any."""
     pages, seeded.whole_before = _observe(api)
     seeded.before = _listed(pages)
     probe_ids = _probe_ids(seeded.before)
     reads = api.map(lambda pet_id: send_row(api, Request("GET", f"/pets/{pet_id}")), probe_ids)
     seeded.probes = {str(pet_id): _probe(answer) for pet_id, answer in zip(probe_ids, reads, strict=True)}
-    answered = [pet_id for pet_id, probe in seeded.probes.items() if probe["status"] == 200]
+    answered = [pet_id for pet_id, probe in seeded.probes.items() if probe.status == 200]
     if answered and seeded.whole_before:
         again, seeded.whole_after_probes = _observe(api)
         listed = {str(pet.get("id")) for pet in _listed(again)}
         seeded.listed_after_probes = [pet_id for pet_id in answered if pet_id in listed]
-    if run.read_only:
-        return seeded
+    return pages[0]
+
+
+def _write(run: Run, api: Api, seeded: Draft, first_page: store.Page | None) -> None:
+    """The plan of writes, in its order, with the looks between them."""
     # Only the parts the selected tests judge (``selection.needed_writes``; every part in a whole run).
     parts = run.set_up_writes
     per_status = OWN_PER_STATUS if seeded.whole_before else OWN_PER_STATUS_CROWDED
@@ -166,18 +133,40 @@ def seed(run: Run, api: Api) -> Seeded:
     # an empty page proves the refusals added nothing, whatever the page cap and the order.
     if PLAN in parts and seeded.whole_before:
         _refuse(run, api, seeded, None, refused=True)
-        seeded.after_refusals = answers_to_data({looks.AFTER_REFUSALS: send_row(api, list_request(None, 100))})
+        seeded.after_refusals = answer_table({looks.AFTER_REFUSALS: send_row(api, list_request(None, 100))})
     created: list[Row] = []
     if seeded.crowded and bodies:
         created = _create(api, bodies[:1])
-        if (marker := created_pet(created[0])) is not None:
-            seeded.probes |= _probes_after(api, seeded, marker["id"])
+        if (marker := created_pet(created[0])) is not None and isinstance(handed := marker.get("id"), int):
+            seeded.probes |= _probes_after(api, seeded, handed)
     elif len(own) >= len(STATUSES):  # the first own animal of each status alone, then each status page
         created = _create(api, bodies[: len(STATUSES)])
         firsts = [pet for answer in created if (pet := created_pet(answer))]
         seeded.own_look = looks.own_look(api, [*seeded.before, *seeded.beside_plan, *firsts])
     created += _create(api, bodies[len(created) :])
-    found = lookup.look_up(api, bodies, created)
+    _keep_own(seeded, own, created, lookup.look_up(api, bodies, created))
+    for key, answer in zip(keys, created[len(own) :], strict=True):
+        _keep(seeded, plan[key], answer)
+        seeded.plan[key] = _planned(plan[key], answer)
+    # A create carrying the id of the suite's first animal (create.id.assigned): that animal is read back
+    # after the grid (``_own_reads``), so a create that replaced it shows.  On a store too large to see
+    # whole the refused creates go beside it, before the early look; on a store seen whole they went first.
+    if PLAN in parts:
+        held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
+        _refuse(run, api, seeded, held, refused=seeded.crowded)
+    if seeded.whole_before and parts & {PLAN, FILLERS}:
+        seeded.early = answer_table(looks.early_look(api))
+    if seeded.whole_before and FILLERS in parts:
+        # Distinct ids: a create that answered an id already known (a client's id taken, replacing that
+        # animal) added none, so the store still needs its fillers to reach 101 animals.
+        made = set(seeded.sent) | {str(pet["id"]) for pet in seeded.beside_plan}
+        fillers = store.fillers_needed(first_page, len(made)) if first_page else 0
+        _fill(run, api, seeded, fillers)
+
+
+def _keep_own(seeded: Draft, own: list[JsonObject], created: list[Row], found: dict[int, JsonObject]) -> None:
+    """Set-up's own animals as the service made them (or a page listed them); the first of each status's
+    answer; the problem that blocks what needed them when one was not made."""
     for index, (body, answer) in enumerate(zip(own, created, strict=False)):
         pet = _keep(seeded, body, answer, found.get(index))
         if pet is None:
@@ -191,37 +180,24 @@ def seed(run: Run, api: Api) -> Seeded:
             seeded.problem = f"POST /pets {said}: the suite could not create its animals"
             continue
         seeded.own.append(pet)
-        if isinstance(answer, Answer) and body["status"] not in seeded.own_answers:
-            seeded.own_answers[body["status"]] = {"sent": body, **answers_to_data({"a": answer})["a"]}
-    for key, answer in zip(keys, created[len(own) :], strict=True):
-        _keep(seeded, plan[key], answer)
-        seeded.plan[key] = {"sent": plan[key], **answers_to_data({"a": answer})["a"]}
-    # A create carrying the id of the suite's first animal (create.id.assigned): that animal is read back
-    # after the grid (``_own_reads``), so a create that replaced it shows.  On a store too large to see
-    # whole the refused creates go beside it, before the early look; on a store seen whole they went first.
-    if PLAN in parts:
-        held = writeplan.held_id_body(run, seeded.own[0]) if seeded.own else None
-        _refuse(run, api, seeded, held, refused=seeded.crowded)
-    if seeded.whole_before and parts & {PLAN, FILLERS}:
-        seeded.early = answers_to_data(looks.early_look(api))
-    if seeded.whole_before and FILLERS in parts:
-        # Distinct ids: a create that answered an id already known (a client's id taken, replacing that
-        # animal) added none, so the store still needs its fillers to reach 101 animals.
-        made = set(seeded.sent) | {str(pet["id"]) for pet in seeded.beside_plan}
-        fillers = store.fillers_needed(pages[0], len(made)) if pages[0] else 0
-        _fill(run, api, seeded, fillers)
-    return seeded
+        status = body.get("status")
+        if isinstance(answer, Answer) and isinstance(status, str) and status not in seeded.own_answers:
+            seeded.own_answers[status] = _planned(body, answer)
 
 
-def _fill(run: Run, api: Api, seeded: Seeded, count: int) -> None:
+def _planned(body: JsonObject, answer: Row) -> Planned:
+    """A create of the plan with what POST /pets answered, as the data the run's processes share."""
+    return Planned(body, answer_table({"a": answer})["a"])
+
+
+def _fill(run: Run, api: Api, seeded: Draft, count: int) -> None:
     """``count`` fillers over the statuses; those a service refused (a 4xx to a valid NewPet: create.created's
     finding) sent again once in the statuses it took, so that the store still holds 101 animals."""
     statuses: tuple[str, ...] = STATUSES
     sent = 0
     for _ in range(2):
-        bodies = [
-            run.new_pet(f"fill-{n}", statuses[n % len(statuses)], categoryId=n + 1) for n in range(sent, sent + count)
-        ]
+        status_of = [statuses[n % len(statuses)] for n in range(sent, sent + count)]
+        bodies = [run.new_pet(f"fill-{n}", status_of[n - sent], categoryId=n + 1) for n in range(sent, sent + count)]
         sent += count
         # The last filler alone: the animal set-up created last, read back by its id (reads that lag
         # behind writes show there).
@@ -235,7 +211,7 @@ def _fill(run: Run, api: Api, seeded: Seeded, count: int) -> None:
             if pet is not None:
                 seeded.newest = pet
                 seeded.filler_ids.append(str(pet["id"]))
-                taken.add(body["status"])
+                taken.add(status_of[index])
             elif isinstance(answer, Answer) and 400 <= answer.status < 500:
                 refused += 1
         statuses, count = tuple(s for s in STATUSES if s in taken), refused
@@ -244,9 +220,7 @@ def _fill(run: Run, api: Api, seeded: Seeded, count: int) -> None:
     seeded.fillers = sent
 
 
-def _keep(
-    seeded: Seeded, body: dict[str, Any], answer: Row, found: dict[str, Any] | None = None
-) -> dict[str, Any] | None:
+def _keep(seeded: Draft, body: JsonObject, answer: Row, found: JsonObject | None = None) -> JsonObject | None:
     """Records one create of set-up: the Pet it answered, or the animal a page lists for a create whose answer
     was lost (``found``: ``lookup``), or None."""
     pet = created_pet(answer) or found
@@ -259,7 +233,7 @@ def _keep(
     return pet
 
 
-def _refuse(run: Run, api: Api, seeded: Seeded, held: dict[str, Any] | None, *, refused: bool) -> None:
+def _refuse(run: Run, api: Api, seeded: Draft, held: JsonObject | None, *, refused: bool) -> None:
     """The refused creates (``refused``: ``writeplan.rejected_bodies``) and the create carrying a held id."""
     table: dict[str, Request] = {}
     if refused:
@@ -272,23 +246,27 @@ def _refuse(run: Run, api: Api, seeded: Seeded, held: dict[str, Any] | None, *, 
         {"id": pet["id"], "status": pet.get("status")} for answer in answers.values() if (pet := created_pet(answer))
     ]
     if held is not None:
-        seeded.plan["client-held-id"] = {"sent": held, **answers_to_data({"a": answers.pop("client-held-id")})["a"]}
+        seeded.plan["client-held-id"] = _planned(held, answers.pop("client-held-id"))
     if not refused:
         return
-    seeded.rejected_answers = answers_to_data(answers)
+    seeded.rejected_answers = answer_table(answers)
     seeded.admitted = [
-        pet["id"]
+        pet_id
         for key, answer in answers.items()
-        if key.startswith(("reject-", "raw-")) and (pet := created_pet(answer)) is not None
+        if key.startswith(("reject-", "raw-"))
+        and (pet := created_pet(answer)) is not None
+        and isinstance(pet_id := pet.get("id"), int)
     ]
 
 
-def _create(api: Api, bodies: list[dict[str, Any]]) -> list[Row]:
+def _create(api: Api, bodies: list[JsonObject]) -> list[Row]:
     return api.map(lambda body: send_row(api, Request("POST", "/pets", json_body=body)), bodies)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Grid:
+    """The list grid (``GRID``), asked once per run right after set-up's writes, and what it shows."""
+
     answers: dict[tuple[str | None, int | None], Row]
     pages: dict[tuple[str | None, int | None], store.Page]
     known: store.Knowledge
@@ -344,7 +322,7 @@ def _grid(run: Run, api: Api, seeded: Seeded) -> Grid:
     return Grid(answers, pages, known, largest, samples, own, tuple(seeded.admitted), arrays)
 
 
-def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) -> list[dict[str, Any]]:
+def need_own(seeded: Seeded, clauses: ClauseId | tuple[ClauseId, ...], read_only: bool) -> tuple[JsonObject, ...]:
     if seeded.own:
         return seeded.own
     if read_only:
@@ -354,10 +332,10 @@ def need_own(seeded: Seeded, clauses: str | tuple[str, ...], read_only: bool) ->
     )
 
 
-def _read_back(run: Run, seeded: Seeded) -> list[dict[str, Any]]:
+def _read_back(run: Run, seeded: Seeded) -> list[JsonObject]:
     """The animals read back after the grid: the suite's own (or, read-only, a few listed ones), and the
     animal created last (a filler), read right after set-up's writes."""
-    pets = seeded.own if seeded.own else ([] if not run.read_only else seeded.before[:6])
+    pets = list(seeded.own) if seeded.own else ([] if not run.read_only else list(seeded.before[:6]))
     if seeded.own and seeded.newest is not None:
         pets = [*pets, seeded.newest]
     return pets
@@ -367,40 +345,41 @@ def _own_reads(run: Run, seeded: Seeded) -> dict[str, Request]:
     return {f"{OWN_READ}{pet['id']}": Request("GET", f"/pets/{pet['id']}") for pet in _read_back(run, seeded)}
 
 
-def _reads(run: Run, grid: Grid, seeded: Seeded) -> list[tuple[dict[str, Any], Row]]:
+def _reads(run: Run, grid: Grid, seeded: Seeded) -> list[tuple[JsonObject, Row]]:
     """Each animal of ``_read_back`` with its answer (sent with the grid's sampled reads, side by side)."""
     return [(pet, grid.own_reads[str(pet["id"])]) for pet in _read_back(run, seeded)]
 
 
-@dataclass
-class Prepared:
+@dataclass(frozen=True)
+class SetUp:
     """Set-up's outcome: the suite's own data, the list grid and the own animals read back."""
 
     seeded: Seeded
     grid: Grid
-    reads: list[tuple[dict[str, Any], Row]]
+    reads: list[tuple[JsonObject, Row]]
 
 
-def prepare(run: Run) -> Prepared:
+def set_up(run: Run) -> SetUp:
     """Set-up, in order: own data, the list grid, the own animals read back.
 
     The grid and the reads see the store as set-up left it, whatever the tests write later.  Each
     step runs once per run: other processes of the run (xdist workers) wait for its result, so
     none of them writes before set-up is done.
     """
-    seeded = Seeded(**run.once("seeded", lambda: seed(run, run.api).to_dict()))
+    # Through its data in every process, the one that set up included: each judges the same record.
+    seeded = Seeded.from_dict(run.once("seeded", lambda: own_data(run, run.api).to_dict()))
     if seeded.crowded and not run.read_only:
         run.cases.limit_creates(GENERATED_CREATES_WHEN_CROWDED)
     grid = _grid(run, run.api, seeded)
-    return Prepared(seeded, grid, _reads(run, grid, seeded))
+    return SetUp(seeded, grid, _reads(run, grid, seeded))
 
 
-def prepared_of(run: Run) -> Prepared:
+def set_up_of(run: Run) -> SetUp:
     """Set-up's outcome: as started in the background, or done now."""
-    return run.result_of("prepare", lambda: prepare(run))
+    return run.result_of(SET_UP, lambda: set_up(run))
 
 
 def start_set_up(run: Run) -> None:
     """Set-up in the background; generated cases, drawn meanwhile, go out once it is done."""
-    run.start("prepare", lambda: prepare(run))
-    run.cases.hold_cases_until("prepare")
+    run.start(SET_UP, lambda: set_up(run))
+    run.cases.hold_cases_until(SET_UP)

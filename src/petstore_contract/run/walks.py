@@ -33,7 +33,8 @@ from schemathesis import GenerationMode
 from petstore_contract.core.records import Violation
 from petstore_contract.judging.expect import animal_made
 from petstore_contract.run import Run
-from petstore_contract.run.setup import Seeded, prepared_of
+from petstore_contract.run.setup import set_up_of
+from petstore_contract.run.setup_records import Seeded
 from petstore_contract.transport import Batch, TargetProblem
 
 CREATE, READ, LIST = "create", "read", "list"
@@ -158,7 +159,7 @@ class Chains:
 
     def _chain(self, job: tuple[int, Sequence]) -> Outcome:
         index, sequence = job
-        seeded = prepared_of(self.run).seeded  # nothing is sent before set-up is done
+        seeded = set_up_of(self.run).seeded  # nothing is sent before set-up is done
         if self.trim is not None:
             sequence = self.trim(seeded, index, sequence)
         created: list[Any] = []  # what each create of this chain answered, for the links that follow it

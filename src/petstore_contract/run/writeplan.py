@@ -5,7 +5,7 @@ shows one created after the hundredth.  So every animal whose body carries a var
 status, no status, a client-chosen id, unusual names, values at the edges of int64, two animals
 sharing a name) is created first, while the store is small enough to show it on a page of 100
 whatever the service's order; the fillers that take the store past 100 come after them
-(``preparation.seed``).  The create and read tests judge the answers set-up got for these bodies.
+(``setup.own_data``).  The create and read tests judge the answers set-up got for these bodies.
 
 Values at the edges of what the document allows (§2: ``name`` is a string with no constraint shown;
 ``categoryId`` and ``petId`` are int64) are valid requests: each must be answered 201 with the value
@@ -15,10 +15,9 @@ so a service may refuse any of them).
 
 from __future__ import annotations
 
-from typing import Any
-
-from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.clauses import CLAUSE_IDS, ClauseId
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.run import Run
 
 CLIENT_ID = 9_007_199_254_740_993  # above 2**53: a client-chosen id no service would pick by chance
@@ -35,7 +34,7 @@ CONTROLS = "c0:" + "".join(chr(code) for code in range(0x20)) + ":end"
 
 # Valid by type, but the document leaves the service free to refuse them (§2 Gaps: name rules not
 # shown; category records not shown): 201 and an exact echo, or a 400 Error.
-OPEN: dict[str, dict[str, Any]] = {
+OPEN: dict[str, JsonObject] = {
     "unicode": {"name": "Ŝnuĉjo 🐶 猫 Ωmega"},
     # The whole of Unicode is a string (§2): no normalisation, folding or stripping on the way.
     "decomposed": {"name": "Cafe\u0301 Zoe\u0308 n\u0303"},  # NFD: an NFC-normalising store changes it
@@ -105,25 +104,25 @@ def huge_name(max_body_bytes: int) -> int:
     return min(HUGE_NAME, max_body_bytes // 3)
 
 
-def open_case(case: str, max_body_bytes: int) -> dict[str, Any]:
+def open_case(case: str, max_body_bytes: int) -> JsonObject:
     fields = OPEN[case]
     if case == "long-1000000":
         return {"name": "H" * huge_name(max_body_bytes)}
     return fields
 
 
-def merged(cases: tuple[str, ...], max_body_bytes: int) -> dict[str, Any]:
+def merged(cases: tuple[str, ...], max_body_bytes: int) -> JsonObject:
     """One body holding every case's value: names one after another ("spaces" last, so its edges stay edges)."""
     fields = [open_case(case, max_body_bytes) for case in cases]
-    names = [f["name"] for f in fields if "name" in f]
-    body: dict[str, Any] = {"name": "".join(names)} if names else {}
+    names = [name for f in fields if isinstance(name := f.get("name"), str)]
+    body: JsonObject = {"name": "".join(names)} if names else {}
     for f in fields:
         if "categoryId" in f:
             body["categoryId"] = f["categoryId"]
     return body
 
 
-def twin_bodies(name: str) -> dict[str, dict[str, Any]]:
+def twin_bodies(name: str) -> dict[str, JsonObject]:
     """Two animals with one name (new to the run), told apart by their other fields."""
     return {
         "twin-first": {"name": name, "categoryId": 11, "status": "available"},
@@ -131,11 +130,11 @@ def twin_bodies(name: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def plan_bodies(run: Run, crowded: bool) -> dict[str, dict[str, Any]]:
+def plan_bodies(run: Run, crowded: bool) -> dict[str, JsonObject]:
     """The valid bodies of the create and read tables, by key.  On a crowded store the plain creates
     are set-up's own animals and the open cases go out merged."""
     cap = run.settings.max_body_bytes
-    bodies: dict[str, dict[str, Any]] = {}
+    bodies: dict[str, JsonObject] = {}
     for status in PLAIN if not crowded else ():
         bodies[f"plain-{status}"] = run.new_pet("plain", status)
     if crowded:
@@ -160,7 +159,7 @@ def plan_bodies(run: Run, crowded: bool) -> dict[str, dict[str, Any]]:
 # §8.3: "Name" is no "name"; a decoder that folds case, as Go's encoding/json does, takes it), and each
 # field against every JSON type that is not its own (§2: name a string, categoryId an int64, status a
 # PetStatus), ``true`` included (a loose equality takes true for any non-empty string).
-REJECTED: dict[str, dict[str, dict[str, Any]]] = {
+REJECTED: dict[ClauseId, dict[str, JsonObject]] = {
     CLAUSE_IDS.create_reject_required: {
         "no-name": {"categoryId": 1},
         "no-categoryId": {"name": "Rex"},
@@ -233,7 +232,7 @@ def raw_bytes(raw: str) -> bytes:
 
 # A valid NewPet refused for what it is sent with (§5.3: no key, a wrong key; §1: another media type), each
 # with the run's own name: a refusal of any kind adds no animal (create.reject.nothing-created).
-REFUSED_FOR: dict[str, dict[str, Any]] = {  # the options of the request (``api.Api.request``)
+REFUSED_FOR: dict[str, dict[str, str | dict[str, str] | None]] = {  # the options of the request (``api.Api.request``)
     "no-key": {"authorization": None},
     "wrong-key": {"authorization": "Bearer pc-not-the-key"},
     "media-type": {"headers": {"Content-Type": "text/plain"}},
@@ -246,10 +245,10 @@ REFUSED_FOR: dict[str, dict[str, Any]] = {  # the options of the request (``api.
 TOO_LARGE = 100 * 1024 + 1
 
 
-def rejected_bodies(run: Run, crowded: bool = False) -> dict[str, Any]:
+def rejected_bodies(run: Run, crowded: bool = False) -> dict[str, JsonValue]:
     """Each refused create's body by its key (``reject-<case>``, ``raw-<case>``, ``refused-<reason>``): a
     valid name is the run's own, so that an animal a refusal still added shows under it."""
-    bodies: dict[str, Any] = {}
+    bodies: dict[str, JsonValue] = {}
     for cases in REJECTED.values():
         for name, body in cases.items():
             named = {**body, "name": run.name(f"rej-{name}")} if body.get("name") == "Rex" else body
@@ -262,14 +261,15 @@ def rejected_bodies(run: Run, crowded: bool = False) -> dict[str, Any]:
     return bodies
 
 
-def held_id_body(run: Run, held: dict[str, Any]) -> dict[str, Any]:
+def held_id_body(run: Run, held: JsonObject) -> JsonObject:
     """A NewPet carrying the id of an animal the run created (§2: the id is "assigned by the service on
     creation"): a service that keeps a client's id it already holds replaces that animal.  Its status and
     category are the held animal's (a replaced animal shows by its name, on its clause alone)."""
-    body = run.new_pet("held-id", held.get("status") if held.get("status") in STATUSES else None)
+    status = held.get("status")
+    body = run.new_pet("held-id", status if isinstance(status, str) and status in STATUSES else None)
     return {**body, "categoryId": held.get("categoryId", 1), "id": held["id"]}
 
 
-def own_bodies(run: Run, count: int) -> list[dict[str, Any]]:
+def own_bodies(run: Run, count: int) -> list[JsonObject]:
     """Set-up's own animals, spread over the statuses (read back by the read and auth tests)."""
     return [run.new_pet(f"own-{n}", STATUSES[n % 3], categoryId=100 + n) for n in range(count)]
