@@ -2,7 +2,6 @@
 
 - ``records``: ``Exchange``, ``Finding``, ``Note``, ``Violation``/``Mismatch``/``Undecided``,
   ``TestRecord``, ``ClauseResult``, ``RunResult``; outcomes, verdicts, exit codes; all plain data;
-- ``kinds``: the kinds of check a finding records (the check registry's vocabulary);
 - ``redaction``: the key out of every recorded value, the boundary every output passes;
 - ``atomic``: every report file written beside itself and renamed;
 - ``replay``: a recorded request's ``curl`` line (the judged bytes, only the key's variable left to the shell).

@@ -33,7 +33,6 @@ from schemathesis import CheckResult, Config, GenerationMode, HookContext
 from schemathesis.errors import FailureGroup
 
 from petstore_contract.core import replay
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import BODY_EXCERPT, Exchange, Finding, Violation, cut
 from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, success_clause
 from petstore_contract.interface.document import STATUSES
@@ -42,6 +41,7 @@ from petstore_contract.interface.spec import operation_ids, schemathesis_config_
 from petstore_contract.judging import failure_words
 from petstore_contract.judging.checks import clause_of
 from petstore_contract.judging.coverage import new_pet
+from petstore_contract.judging.declaration import Kind
 
 # Schemathesis' failure codes (``Failure.code``), by what they report.
 SERVER_ERROR = "ST101"  # a 5xx

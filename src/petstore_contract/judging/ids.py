@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import VIOLATED, Exchange, Finding, TestRecord
 from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.judging.declaration import Kind
 
 CLAUSE = CLAUSE_IDS.create_id
 TEST = "(every create of the run): ids never handed out twice"

@@ -19,10 +19,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Finding
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect
+from petstore_contract.judging.declaration import Kind
 
 CLAUSE = CLAUSE_IDS.list_item_same
 FIELDS = ("name", "categoryId", "status")

@@ -22,10 +22,10 @@ import re
 import threading
 from typing import Any
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Exchange, Finding
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect
+from petstore_contract.judging.declaration import Kind
 
 CLAUSE = CLAUSE_IDS.create_reject_nothing_created
 KEPT = 200  # names whose first sighting is kept as evidence: the run's own animals, a few hundred
