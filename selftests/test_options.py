@@ -75,7 +75,7 @@ import json, os
 from petstore_contract.plugin.options import OPTIONS, dest_of
 
 def test_probe(pytestconfig):
-    values = {dest_of(flag): getattr(pytestconfig.option, dest_of(flag)) for flag, _ in OPTIONS}
+    values = {dest_of(o.flag): getattr(pytestconfig.option, dest_of(o.flag)) for o in OPTIONS}
     with open(os.environ["OPTIONS_PROBE"], "w", encoding="utf-8") as out:
         json.dump(values, out)
 """
@@ -113,7 +113,7 @@ def probe(
 
 
 def test_every_option_is_named_contract_something() -> None:
-    flags = [flag for flag, _ in OPTIONS]
+    flags = [option.flag for option in OPTIONS]
     assert all(flag.startswith(PREFIX) for flag in flags), flags
     assert "--base-url" not in flags, "--base-url is pytest-base-url's"
     assert len(set(flags)) == len(flags)
@@ -123,10 +123,10 @@ def test_every_option_is_named_contract_something() -> None:
 def test_every_option_is_read_by_its_own_name() -> None:
     """Its dest is the name argparse (pytest's parser) derives from the flag: ``option.contract_circuit_breaker``."""
     parser = argparse.ArgumentParser()
-    for flag, _ in OPTIONS:
-        parser.add_argument(flag)
-    assert set(vars(parser.parse_args([]))) == {dest_of(flag) for flag, _ in OPTIONS}
-    assert set(FLAG) == {dest_of(flag) for flag, _ in OPTIONS}
+    for option in OPTIONS:
+        parser.add_argument(option.flag)
+    assert set(vars(parser.parse_args([]))) == {dest_of(option.flag) for option in OPTIONS}
+    assert set(FLAG) == {dest_of(option.flag) for option in OPTIONS}
 
 
 def test_help_lists_the_contract_names_only(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_help_lists_the_contract_names_only(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     section = done.stdout.split("Pet Store contract suite", 1)[1].split("\n\n", 1)[0]
     listed = set(re.findall(r"(?<![-\w])(--[a-z][a-z-]*)", section))
-    assert listed == {flag for flag, _ in OPTIONS}
+    assert listed == {option.flag for option in OPTIONS}
     assert not listed & OLD_NAMES
     assert re.search(r"^\s+--base-url=", done.stdout, re.MULTILINE), "pytest-base-url's --base-url is there"
     assert "deprecated" not in done.stderr

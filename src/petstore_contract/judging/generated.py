@@ -25,6 +25,7 @@ import hashlib
 import importlib
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -34,8 +35,9 @@ from schemathesis.errors import FailureGroup
 
 from petstore_contract.core import replay
 from petstore_contract.core.records import BODY_EXCERPT, Exchange, Finding, Violation, cut
-from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, success_clause
+from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, ClauseId, success_clause
 from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.jsontypes import JsonLike
 from petstore_contract.interface.silence import Placed, classify
 from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown
 from petstore_contract.judging import failure_words
@@ -239,8 +241,9 @@ TEST_CASE_HEADER = "x-schemathesis-testcaseid"  # a fresh id per case: not part 
 def request_fingerprint(case: Any, base_url: str, headers: dict[str, str]) -> str:
     """A digest of the request ``case.call(base_url=..., headers=...)`` sends, as Schemathesis serialises it
     (excluded headers already removed); a digest, so that the key is never kept in the clear."""
-    sent: dict[str, Any] = case.as_transport_kwargs(base_url=base_url, headers=headers)
-    on_wire = sent.get("headers", {}).items()
+    sent: dict[str, object] = dict(case.as_transport_kwargs(base_url=base_url, headers=headers))
+    given = sent.get("headers")
+    on_wire = given.items() if isinstance(given, dict) else ()
     sent["headers"] = sorted((k.lower(), v) for k, v in on_wire if k.lower() != TEST_CASE_HEADER)
     # Keys keep their order: a body or query with the same members in another order is another request.
     text = json.dumps(sent, default=repr)
@@ -333,7 +336,7 @@ def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) 
     return clause_for(operation, code, status, check_of(failure))
 
 
-def query_clause(query: dict[str, Any]) -> str:
+def query_clause(query: Mapping[str, JsonLike]) -> ClauseId:
     """Which list clause an invalid query that broke the server judges: the limit's or the status'."""
     limit = str(query.get("limit", "20"))
     if not (limit.isascii() and limit.isdigit() and len(limit) <= 3 and 1 <= int(limit) <= 100):

@@ -23,7 +23,7 @@ from typing import Any
 
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, STATUSES
 from petstore_contract.interface.jsontypes import JsonObject, JsonValue
-from petstore_contract.interface.spec import load_spec, validator
+from petstore_contract.interface.spec import required, validator
 
 LIMITS = (None, LIMIT_MIN, 2, 5, LIMIT_DEFAULT, LIMIT_MAX)  # None: no limit parameter (the default, 20)
 FILTERS = (None, *STATUSES)  # None: no status parameter
@@ -111,7 +111,7 @@ def unreadable(pet: JsonObject) -> set[str]:
     """The fields of a listed item that are list.shape's: present with a value the Pet schema refuses, or
     required and absent.  Each field is read on its own, so the item's other fields can still be compared."""
     wrong = {str(error.absolute_path[0]) for error in validator("Pet").iter_errors(pet) if error.absolute_path}
-    return wrong | {name for name in load_spec()["components"]["schemas"]["Pet"]["required"] if name not in pet}
+    return wrong | {name for name in required("Pet") if name not in pet}
 
 
 def readable(pet: JsonObject) -> JsonObject:
