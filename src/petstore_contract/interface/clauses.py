@@ -22,14 +22,14 @@ ClauseId = NewType("ClauseId", str)
 
 @dataclass(frozen=True)
 class Clause:
-    id: str
+    id: ClauseId
     section: str
     level: str
     quote: str
     statement: str
     complete_view: bool = False
     undecided_ok: tuple[str, ...] = ()  # reasons it may stay undecided without blocking the verdict
-    blocked_by: tuple[str, ...] = ()  # a violation of one of these leaves this one undecided, blocked by it
+    blocked_by: tuple[ClauseId, ...] = ()  # a violation of one of these leaves this one undecided, blocked by it
     operation: str = ""  # the operationId (spec/openapi.yaml) whose success answer this clause judges
     catch_all: bool = False  # a clause findings land on when no more specific clause holds them
 
@@ -62,7 +62,11 @@ class Clause:
 @cache
 def registry() -> dict[str, Clause]:
     data = tomllib.loads(files("petstore_contract.interface").joinpath("clauses.toml").read_text(encoding="utf-8"))
-    return {cid: _clause(cid, table) for cid, table in data["clauses"].items()}
+    clauses = {cid: _clause(ClauseId(cid), table) for cid, table in data["clauses"].items()}
+    for clause in clauses.values():
+        if unknown := set(clause.blocked_by) - set(clauses):
+            raise TypeError(f"clauses.toml: {clause.id}: blocked-by names no clause {sorted(unknown)[0]!r}")
+    return clauses
 
 
 FIELDS = frozenset(
@@ -70,7 +74,7 @@ FIELDS = frozenset(
 )
 
 
-def _clause(cid: str, table: Mapping[str, object]) -> Clause:
+def _clause(cid: ClauseId, table: Mapping[str, object]) -> Clause:
     """A clause's TOML table as a Clause; TypeError, naming the clause and the field, for one that is wrong."""
     if unknown := set(table) - FIELDS:
         raise TypeError(f"clauses.toml: {cid}: unknown field {sorted(unknown)[0]!r}")
@@ -98,7 +102,7 @@ def _clause(cid: str, table: Mapping[str, object]) -> Clause:
         text("statement"),
         complete_view=flags["complete-view"] is True,
         undecided_ok=texts("undecided-ok"),
-        blocked_by=texts("blocked-by"),
+        blocked_by=tuple(ClauseId(blocking) for blocking in texts("blocked-by")),  # checked by ``registry``
         operation=text("operation", ""),
         catch_all=flags["catch-all"] is True,
     )

@@ -74,13 +74,13 @@ CUSTOM = "ST901"  # a custom check's failure; the suite's own checks carry their
 HEADER_SCHEMA = f"{SCHEMA_VIOLATION}@response_headers_conformance"
 
 
-def _per_operation() -> dict[tuple[str, str, str], str]:
+def _per_operation() -> dict[tuple[str, str, str], ClauseId]:
     """The rows derived from the interface's two sources: an undocumented status, a body that breaks its
     schema or is no JSON, on a success answer, break the operation's success clause (clauses.toml's
     ``operation``); a 5xx, and on an operation whose success the document shows no shape for (GET
     /store/orders) any answer of an undocumented status or no JSON, lands where the check registry
     places a 5xx (``checks.clause_of``)."""
-    rows: dict[tuple[str, str, str], str] = {}
+    rows: dict[tuple[str, str, str], ClauseId] = {}
     for operation in operation_ids():
         success = success_clause(operation)
         if success is None:
@@ -99,7 +99,7 @@ def _per_operation() -> dict[tuple[str, str, str], str]:
 # check raises it ("<code>@<check>"), or a check name (for a code this table does not name: a code
 # a later Schemathesis adds lands on its check's clause).  The code raised by the check comes first,
 # then the code, then the check; within each, the most specific key wins; generated.other last.
-_FIXED_CLAUSES: dict[tuple[str, str, str], str] = {
+_FIXED_CLAUSES: dict[tuple[str, str, str], ClauseId] = {
     ("*", SERVER_ERROR, "*"): CLAUSE_IDS.responses_documented,
     ("*", CONTENT_TYPE_SERVER_ERROR, "*"): CLAUSE_IDS.responses_documented,
     ("*", UNDEFINED_STATUS, "*"): CLAUSE_IDS.responses_documented,
@@ -154,7 +154,7 @@ _FIXED_CLAUSES: dict[tuple[str, str, str], str] = {
 
 
 @functools.cache
-def failure_clauses() -> dict[tuple[str, str, str], str]:
+def failure_clauses() -> dict[tuple[str, str, str], ClauseId]:
     """The whole table: the rows derived from the spec, then the fixed ones.  Built on first use, not at
     import: the plugin imports this module before the spec is read, and a spec that does not load must
     surface as the generated tests' collection error, not as a plugin that cannot be imported."""
@@ -167,7 +167,7 @@ def failure_clauses() -> dict[tuple[str, str, str], str]:
 HEADER_SCHEMA_LABEL = "HeaderSchema"
 
 
-def clause_for(operation: str, code: str, status: int | None, check: str | None = None) -> str:
+def clause_for(operation: str, code: str, status: int | None, check: str | None = None) -> ClauseId:
     """The clause of a failure with this code, raised by this check (when known), on an answer of this status."""
     status_class = "2xx" if status is not None and status < 400 else "4xx"
     kinds = [f"{code}@{check}", code, check] if check else [code]
@@ -196,7 +196,7 @@ def check_of(failure: Any) -> str | None:
     return checks[0] if len(checks) == 1 else None
 
 
-def rejection_clause(body: Any) -> str:
+def rejection_clause(body: Any) -> ClauseId:
     """Which create.reject.* clause an invalid NewPet that was accepted breaks."""
     if not isinstance(body, dict):
         return CLAUSE_IDS.create_reject_json
@@ -317,14 +317,14 @@ def _decided_by_http(failure: Any, placed: Placed, request: Any, status: int, va
     return placed.fits(status)
 
 
-def _credential_clause(sent: str | None, valid: str) -> str | None:
+def _credential_clause(sent: str | None, valid: str) -> ClauseId | None:
     """A request without the valid key must get 401, whatever else it carries (§5.3): its clause first."""
     if sent is None:
         return CLAUSE_IDS.auth_missing
     return None if sent == valid else CLAUSE_IDS.auth_invalid
 
 
-def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) -> str:
+def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) -> ClauseId:
     negative = case.meta is not None and case.meta.generation.mode == GenerationMode.NEGATIVE
     code = failure.code
     rejected = status is not None and 400 <= status < 500
@@ -346,7 +346,7 @@ def query_clause(query: Mapping[str, JsonLike]) -> ClauseId:
     return CLAUSE_IDS.responses_documented
 
 
-def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> list[Finding]:
+def _failure_findings(failure: Any, clause: ClauseId, exchange: Exchange | None) -> list[Finding]:
     origin = getattr(failure, "exception", None)  # a custom check's own exception (Schemathesis keeps it)
     if isinstance(origin, Violation):
         return [replace(f, exchange=exchange, source="generated") for f in origin.findings]

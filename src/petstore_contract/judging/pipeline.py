@@ -260,7 +260,7 @@ def _throttled(answer: SeenAnswer) -> bool:
     return throttling(answer.status, answer.headers.get("retry-after"))
 
 
-def _finding(clause: str, mismatch: Mismatch) -> Finding:
+def _finding(clause: ClauseId, mismatch: Mismatch) -> Finding:
     return Finding(
         clause, mismatch.expected, mismatch.observed, mismatch.exchange, TEST, expectation=mismatch.expectation
     )
