@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from petstore_contract.defaults import (
+    DEFAULT_CIRCUIT_BREAKER,
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_SEED,
     DEFAULT_TIMEOUT,
-    DEFAULT_TRIP_AFTER,
 )
 
 
@@ -105,7 +105,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "--contract-circuit-breaker",
         type=int,
-        default=DEFAULT_TRIP_AFTER,
+        default=DEFAULT_CIRCUIT_BREAKER,
         metavar="N",
         help="send nothing after N requests in a row got no answer",
     ),

@@ -202,7 +202,7 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
         run_id=secrets.token_hex(3),
         timeout=option.contract_request_timeout,
         max_body_bytes=option.contract_max_body_bytes,
-        trip_after=option.contract_circuit_breaker,
+        circuit_breaker=option.contract_circuit_breaker,
         budget=budget,
         deadline=time.time() + budget if budget else None,
         concurrency=option.contract_concurrency,
