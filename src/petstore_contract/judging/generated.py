@@ -243,7 +243,7 @@ def request_fingerprint(case: Any, base_url: str, headers: dict[str, str]) -> st
     (excluded headers already removed); a digest, so that the key is never kept in the clear."""
     sent: dict[str, object] = dict(case.as_transport_kwargs(base_url=base_url, headers=headers))
     given = sent.get("headers")
-    on_wire = given.items() if isinstance(given, dict) else ()
+    on_wire = given.items() if isinstance(given, Mapping) else ()
     sent["headers"] = sorted((k.lower(), v) for k, v in on_wire if k.lower() != TEST_CASE_HEADER)
     # Keys keep their order: a body or query with the same members in another order is another request.
     text = json.dumps(sent, default=repr)
