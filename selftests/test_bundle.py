@@ -302,7 +302,7 @@ def test_no_key_in_any_file_of_a_bundle(tmp_path: Path) -> None:
 
 
 def test_a_request_without_answer_is_an_entry_with_status_0(tmp_path: Path) -> None:
-    options = TransportOptions(base_url="http://127.0.0.1:9/v1", api_key=KEY, trip_after=0)
+    options = TransportOptions(base_url="http://127.0.0.1:9/v1", api_key=KEY, circuit_breaker=0)
     transport = Transport(options)
     fragments = KeyFragments(KEY)
     recorder = har.Recorder(tmp_path, lambda text: fragments(transport.redact.for_exchange(text)))

@@ -135,7 +135,7 @@ def test_reads_are_judged_once_every_process_is_merged(tmp_path: Path) -> None:
         guard = RunGuard()
         guard.tallies["coverage"] = tally.to_dict
         guard.write_counters(tmp_path / f"counters-{name}.json")
-    merged = coverage.merge(tmp_path)["answers"]
+    merged = coverage.merge(tmp_path).answers
     assert merged["GET /pets/{petId}|404|404"] == 1 and merged["GET /pets/{petId}|200|200"] == 2
     report = coverage.report(coverage.merge(tmp_path), [], read_only=False)
     found = {(r["operation"], r["status"]): r for r in report["responses"]}

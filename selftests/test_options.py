@@ -13,6 +13,7 @@ parses, with the values it took, and changes nothing: a run given it says so in 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -33,6 +34,7 @@ from petstore_contract.plugin.options import (
     RETIRED,
     deprecated_names,
     deprecation_line,
+    dest_of,
 )
 
 # The options' names before issue 26, as the README and the CI recipes knew them; removed in issue 47.
@@ -55,25 +57,25 @@ OLD_NAMES = {
 # A value for each option that takes one (the others are switches); none of them is checked in a run
 # that does not collect the suite.
 VALUES = {
-    "petstore_target": "staging",
-    "petstore_timeout": "7.5",
-    "petstore_concurrency": "5",
-    "petstore_child_processes": "none",
-    "petstore_ca_bundle": "ca.pem",
-    "petstore_client_cert": "cert.pem",
-    "petstore_client_key": "key.pem",
-    "petstore_report_dir": "out",
-    "petstore_run_budget": "90",
-    "petstore_max_body": "1000",
-    "petstore_trip_after": "4",
+    "contract_target": "staging",
+    "contract_request_timeout": "7.5",
+    "contract_concurrency": "5",
+    "contract_child_processes": "none",
+    "contract_ca_bundle": "ca.pem",
+    "contract_client_cert": "cert.pem",
+    "contract_client_key": "key.pem",
+    "contract_report_dir": "out",
+    "contract_run_budget": "90",
+    "contract_max_body_bytes": "1000",
+    "contract_circuit_breaker": "4",
 }
 # A test module that is not the suite (no contract run): it writes every option's parsed value.
 PROBE = """
 import json, os
-from petstore_contract.plugin.options import OPTIONS
+from petstore_contract.plugin.options import OPTIONS, dest_of
 
 def test_probe(pytestconfig):
-    values = {dest: getattr(pytestconfig.option, dest) for _, dest, _ in OPTIONS}
+    values = {dest_of(o.flag): getattr(pytestconfig.option, dest_of(o.flag)) for o in OPTIONS}
     with open(os.environ["OPTIONS_PROBE"], "w", encoding="utf-8") as out:
         json.dump(values, out)
 """
@@ -111,11 +113,20 @@ def probe(
 
 
 def test_every_option_is_named_contract_something() -> None:
-    flags = [flag for flag, _, _ in OPTIONS]
+    flags = [option.flag for option in OPTIONS]
     assert all(flag.startswith(PREFIX) for flag in flags), flags
     assert "--base-url" not in flags, "--base-url is pytest-base-url's"
-    assert len(set(flags)) == len(flags) and len({dest for _, dest, _ in OPTIONS}) == len(OPTIONS)
+    assert len(set(flags)) == len(flags)
     assert {PREFIX + old.removeprefix("--") for old in OLD_NAMES} <= set(flags), "each old name has its new one"
+
+
+def test_every_option_is_read_by_its_own_name() -> None:
+    """Its dest is the name argparse (pytest's parser) derives from the flag: ``option.contract_circuit_breaker``."""
+    parser = argparse.ArgumentParser()
+    for option in OPTIONS:
+        parser.add_argument(option.flag)
+    assert set(vars(parser.parse_args([]))) == {dest_of(option.flag) for option in OPTIONS}
+    assert set(FLAG) == {dest_of(option.flag) for option in OPTIONS}
 
 
 def test_help_lists_the_contract_names_only(tmp_path: Path) -> None:
@@ -130,7 +141,7 @@ def test_help_lists_the_contract_names_only(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     section = done.stdout.split("Pet Store contract suite", 1)[1].split("\n\n", 1)[0]
     listed = set(re.findall(r"(?<![-\w])(--[a-z][a-z-]*)", section))
-    assert listed == {flag for flag, _, _ in OPTIONS}
+    assert listed == {option.flag for option in OPTIONS}
     assert not listed & OLD_NAMES
     assert re.search(r"^\s+--base-url=", done.stdout, re.MULTILINE), "pytest-base-url's --base-url is there"
     assert "deprecated" not in done.stderr
@@ -164,7 +175,7 @@ def test_an_old_name_is_an_unknown_option(old: str, tmp_path: Path) -> None:
 @pytest.mark.tier_2
 def test_the_retired_option_parses_and_is_named_once(tmp_path: Path) -> None:
     done, seen = probe(tmp_path, "--contract-child-processes", "none", "--contract-child-processes=auto")
-    assert seen["petstore_child_processes"] == "auto"
+    assert seen["contract_child_processes"] == "auto"
     assert done.stderr.splitlines().count(deprecation_line("--contract-child-processes")) == 1, done.stderr
     assert done.stderr.count("is deprecated") == 1
     workers, _ = probe(tmp_path, "-n", "2", "--contract-child-processes", "none")

@@ -161,7 +161,7 @@ def test_sighup_with_the_embedded_reference(tmp_path: Path) -> None:
 
 def test_a_stopped_run_sends_nothing_in_any_of_its_processes(tmp_path: Path) -> None:
     """Two guards sharing a run's folder stand for two processes of the run (an xdist worker's, a child's)."""
-    here, there = RunGuard(shared_dir=tmp_path, trip_after=1), RunGuard(shared_dir=tmp_path, trip_after=1)
+    here, there = RunGuard(shared_dir=tmp_path, circuit_breaker=1), RunGuard(shared_dir=tmp_path, circuit_breaker=1)
     here.check()
     there.check()
     here.stop("stopped by SIGTERM")

@@ -194,7 +194,7 @@ def test_an_answer_cut_short_is_the_targets_answer_judged(case: str, make_transp
 
 def test_breaker_opens_after_n_and_then_sends_nothing(make_transport) -> None:
     with PeerServer(lambda seen: None) as peer:  # reads every request, never answers
-        transport = make_transport(peer.base_url, trip_after=3)
+        transport = make_transport(peer.base_url, circuit_breaker=3)
         messages = []
         for _ in range(5):
             with pytest.raises(TargetProblem) as caught:

@@ -100,7 +100,7 @@ def test_a_busy_target_that_drops_connections_gets_fewer_requests_and_the_read_a
         return None if next(arrived) in (2, 3) else (200, {}, b"[]")
 
     with PeerServer(respond) as peer:
-        transport = make_transport(peer.base_url, concurrency=4, trip_after=1)
+        transport = make_transport(peer.base_url, concurrency=4, circuit_breaker=1)
         assert transport.request("GET", "/pets").status == 200
         assert transport.request("GET", "/pets").status == 200
         assert len(peer.requests) == 4
@@ -133,7 +133,7 @@ def test_a_refused_connection_after_an_answer_is_sent_again_after_a_pause(make_t
         return server
 
     first = serve()
-    transport = make_transport(f"http://127.0.0.1:{port}/v1", trip_after=1)
+    transport = make_transport(f"http://127.0.0.1:{port}/v1", circuit_breaker=1)
     # A read first: a write would have the next write's connection opened ahead (``transport/spares.py``),
     # accepted by the first server, and the write below would need no connection the target refuses.
     assert transport.request("GET", "/pets").status == 201

@@ -79,7 +79,7 @@ def test_guard_budget_and_timeout() -> None:
 
 def test_guard_breaker_opens_after_n_in_a_row_and_is_shared(tmp_path: Path) -> None:
     shared = tmp_path / "run"
-    one, other = RunGuard(trip_after=3, shared_dir=shared), RunGuard(trip_after=3, shared_dir=shared)
+    one, other = RunGuard(circuit_breaker=3, shared_dir=shared), RunGuard(circuit_breaker=3, shared_dir=shared)
     one.failed("a: refused")
     one.failed("b: refused")
     one.answered()  # not in a row
@@ -105,7 +105,7 @@ def test_guard_breaker_opens_after_n_in_a_row_and_is_shared(tmp_path: Path) -> N
 
 
 def test_guard_breaker_disabled_and_counters_merged(tmp_path: Path) -> None:
-    never = RunGuard(trip_after=0)
+    never = RunGuard(circuit_breaker=0)
     for _ in range(10):
         never.failed("refused")
     never.check()

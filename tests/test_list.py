@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import EMPTY_STORE, PRECONDITION, STORE_TOO_LARGE, Mismatch, undecided
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect, store
+from petstore_contract.judging.declaration import Kind
 from petstore_contract.judging.expect import Judge
 from petstore_contract.judging.model import differs
 from petstore_contract.run import Run, ahead, looks

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import (
     EMPTY_STORE,
     PRECONDITION,
@@ -24,6 +23,7 @@ from petstore_contract.interface.document import STATUSES, SUNSET_DATE
 from petstore_contract.interface.silence import SILENCES
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import expect, headers, store
+from petstore_contract.judging.declaration import Kind
 from petstore_contract.judging.expect import Judge
 from petstore_contract.run import Run, ahead
 from petstore_contract.run.ahead import sent_ahead

@@ -11,4 +11,4 @@ DEFAULT_TIMEOUT = 10.0  # seconds to wait for a connection or the next bytes of 
 DEFAULT_CONCURRENCY = 16  # independent requests in flight at once
 DEFAULT_SEED = 20301205  # fixed, so a CI failure replays exactly on a laptop
 DEFAULT_MAX_BODY_BYTES = 4_000_000  # the most of an answer read
-DEFAULT_TRIP_AFTER = 3  # requests in a row without answer that open the circuit breaker; 0: never
+DEFAULT_CIRCUIT_BREAKER = 3  # requests in a row without answer that open the circuit breaker; 0: never

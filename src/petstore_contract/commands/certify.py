@@ -39,12 +39,12 @@ REFUSES: tuple[tuple[Callable[[Any], Any], str], ...] = (
     (lambda o: o.deselect, "--deselect: a certification run judges every test"),
     (lambda o: getattr(o, "maxfail", 0), "-x/--maxfail: a certification run does not stop at a failure"),
     (lambda o: o.collectonly, "--collect-only: a certification run runs its tests"),
-    (lambda o: o.petstore_waivers, "waivers (--contract-waivers): a certificate shows every violation as it is"),
+    (lambda o: o.contract_waivers, "waivers (--contract-waivers): a certificate shows every violation as it is"),
     (
-        lambda o: o.petstore_run_budget,
+        lambda o: o.contract_run_budget,
         "--contract-run-budget: the default is no budget, and a certification run is not cut short",
     ),
-    (lambda o: o.petstore_profile == "quick", "--contract-profile quick: a certification run is at least the default"),
+    (lambda o: o.contract_profile == "quick", "--contract-profile quick: a certification run is at least the default"),
 )
 READ_ONLY_REFUSED = (
     "certify refuses read-only mode (--contract-read-only, or a read-only --contract-target without "

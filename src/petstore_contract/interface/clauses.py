@@ -10,10 +10,11 @@ table, a finding read back) is checked with ``clause_id``.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib.resources import files
-from typing import Any, NewType
+from typing import NewType
 
 # A clause id that is in the registry (``CLAUSE_IDS.<name>`` or ``clause_id``); at run time the id's str.
 ClauseId = NewType("ClauseId", str)
@@ -21,14 +22,14 @@ ClauseId = NewType("ClauseId", str)
 
 @dataclass(frozen=True)
 class Clause:
-    id: str
+    id: ClauseId
     section: str
     level: str
     quote: str
     statement: str
     complete_view: bool = False
     undecided_ok: tuple[str, ...] = ()  # reasons it may stay undecided without blocking the verdict
-    blocked_by: tuple[str, ...] = ()  # a violation of one of these leaves this one undecided, blocked by it
+    blocked_by: tuple[ClauseId, ...] = ()  # a violation of one of these leaves this one undecided, blocked by it
     operation: str = ""  # the operationId (spec/openapi.yaml) whose success answer this clause judges
     catch_all: bool = False  # a clause findings land on when no more specific clause holds them
 
@@ -61,12 +62,50 @@ class Clause:
 @cache
 def registry() -> dict[str, Clause]:
     data = tomllib.loads(files("petstore_contract.interface").joinpath("clauses.toml").read_text(encoding="utf-8"))
-    return {cid: Clause(id=cid, **_fields(table)) for cid, table in data["clauses"].items()}
+    clauses = {cid: _clause(ClauseId(cid), table) for cid, table in data["clauses"].items()}
+    for clause in clauses.values():
+        if unknown := set(clause.blocked_by) - set(clauses):
+            raise TypeError(f"clauses.toml: {clause.id}: blocked-by names no clause {sorted(unknown)[0]!r}")
+    return clauses
 
 
-def _fields(table: dict[str, Any]) -> dict[str, Any]:
-    """A clause's TOML table as Clause fields: names in snake case, lists as tuples (the record is frozen)."""
-    return {name.replace("-", "_"): tuple(v) if isinstance(v, list) else v for name, v in table.items()}
+FIELDS = frozenset(
+    {"section", "level", "quote", "statement", "complete-view", "undecided-ok", "blocked-by", "operation", "catch-all"}
+)
+
+
+def _clause(cid: ClauseId, table: Mapping[str, object]) -> Clause:
+    """A clause's TOML table as a Clause; TypeError, naming the clause and the field, for one that is wrong."""
+    if unknown := set(table) - FIELDS:
+        raise TypeError(f"clauses.toml: {cid}: unknown field {sorted(unknown)[0]!r}")
+
+    def text(name: str, default: str | None = None) -> str:
+        value = table.get(name, default)  # no default: the field is required
+        if not isinstance(value, str):
+            raise TypeError(f"clauses.toml: {cid}: {name} must be a string")
+        return value
+
+    def texts(name: str) -> tuple[str, ...]:
+        value = table.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise TypeError(f"clauses.toml: {cid}: {name} must be a list of strings")
+        return tuple(str(item) for item in value)
+
+    flags = {name: table.get(name, False) for name in ("complete-view", "catch-all")}
+    if not all(isinstance(flag, bool) for flag in flags.values()):
+        raise TypeError(f"clauses.toml: {cid}: complete-view and catch-all are true or false")
+    return Clause(
+        cid,
+        text("section"),
+        text("level"),
+        text("quote"),
+        text("statement"),
+        complete_view=flags["complete-view"] is True,
+        undecided_ok=texts("undecided-ok"),
+        blocked_by=tuple(ClauseId(blocking) for blocking in texts("blocked-by")),  # checked by ``registry``
+        operation=text("operation", ""),
+        catch_all=flags["catch-all"] is True,
+    )
 
 
 def attribute_name(clause: str) -> str:

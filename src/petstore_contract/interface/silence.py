@@ -24,7 +24,7 @@ from functools import cache
 from urllib.parse import unquote, urlsplit
 
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
-from petstore_contract.interface.spec import load_spec, operation_id, takes_body
+from petstore_contract.interface.spec import operation_id, paths, takes_body
 
 WITHIN = "within the document"
 # The 4xx statuses HTTP gives for a request the document does not describe (RFC 9110 §15.5, RFC 6585).
@@ -230,7 +230,7 @@ def _documented_paths() -> tuple[tuple[re.Pattern[str], str, bool], ...]:
     """Each documented path (the spec's templates), as a pattern of the URL path's end, and whether it
     holds an int64 parameter (petId)."""
     try:
-        templates = sorted(load_spec().get("paths", {}), key=len, reverse=True)
+        templates = sorted(paths(), key=len, reverse=True)
     except (OSError, ValueError, AttributeError, TypeError):
         return ()
     found = []

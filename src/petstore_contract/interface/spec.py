@@ -17,6 +17,7 @@ import yaml
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
 from petstore_contract.interface.files import data_file as data_file
 from petstore_contract.interface.files import suite_dir as suite_dir
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 
 
 def spec_path() -> Path:
@@ -30,9 +31,32 @@ def schemathesis_config_path() -> Path:
 
 
 @cache
-def load_spec() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load(spec_path().read_text(encoding="utf-8"))
-    return loaded
+def load_spec() -> JsonObject:
+    """The OpenAPI document as JSON (its YAML holds nothing else); TypeError for one that is no mapping."""
+    loaded = yaml.safe_load(spec_path().read_text(encoding="utf-8"))
+    if not isinstance(loaded, dict):
+        raise TypeError(f"{spec_path()}: the OpenAPI document is no mapping")
+    document: JsonObject = loaded
+    return document
+
+
+def member(value: JsonValue, *names: str) -> JsonObject:
+    """The object at ``names`` inside ``value`` (``member(spec, "components", "schemas")``), {} where a step
+    is missing or no object."""
+    for name in names:
+        value = value.get(name) if isinstance(value, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def paths() -> list[str]:
+    """The OpenAPI document's path templates, in its order."""
+    return list(member(load_spec(), "paths"))
+
+
+def required(component: str) -> tuple[str, ...]:
+    """The fields components/schemas/<component> requires."""
+    names = member(load_spec(), "components", "schemas", component).get("required")
+    return tuple(name for name in names if isinstance(name, str)) if isinstance(names, list) else ()
 
 
 @cache
@@ -107,7 +131,7 @@ def _path_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     tests' collection reports the spec).
     """
     try:
-        templates = sorted(load_spec().get("paths", {}), key=len, reverse=True)
+        templates = sorted(paths(), key=len, reverse=True)
     except (OSError, yaml.YAMLError, AttributeError, TypeError):
         return ()
     return tuple((re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(t)) + "$"), t) for t in templates)
@@ -124,13 +148,13 @@ def operation_of(method: str, url: str) -> str:
 
 
 @cache
-def _operations() -> dict[str, tuple[str, dict[str, Any]]]:
+def _operations() -> dict[str, tuple[str, JsonObject]]:
     """ "GET /pets/{petId}" -> (operationId, its responses), from the OpenAPI document."""
-    found: dict[str, tuple[str, dict[str, Any]]] = {}
-    for template, item in load_spec().get("paths", {}).items():
-        for method, operation in item.items():
-            if isinstance(operation, dict) and "operationId" in operation:
-                found[f"{method.upper()} {template}"] = (operation["operationId"], operation.get("responses", {}))
+    found: dict[str, tuple[str, JsonObject]] = {}
+    for template, item in member(load_spec(), "paths").items():
+        for method, operation in item.items() if isinstance(item, dict) else ():
+            if isinstance(operation, dict) and isinstance(oid := operation.get("operationId"), str):
+                found[f"{method.upper()} {template}"] = (oid, member(operation, "responses"))
     return found
 
 
@@ -140,7 +164,7 @@ def operation_id(method: str, url: str) -> str:
     return named[0] if named else ""
 
 
-def _responses(operation: str) -> dict[str, Any]:
+def _responses(operation: str) -> JsonObject:
     return next((responses for oid, responses in _operations().values() if oid == operation), {})
 
 
@@ -158,8 +182,8 @@ def documented(operation: str, status: int) -> bool:
 @cache
 def takes_body(operation: str) -> bool:
     """The operation takes a request body (createPet's NewPet)."""
-    for item in load_spec().get("paths", {}).values():
-        for found in item.values():
+    for item in member(load_spec(), "paths").values():
+        for found in item.values() if isinstance(item, dict) else ():
             if isinstance(found, dict) and found.get("operationId") == operation:
                 return "requestBody" in found
     return False
@@ -168,10 +192,8 @@ def takes_body(operation: str) -> bool:
 def success_shown(operation: str) -> bool:
     """The document shows a shape for the operation's success answer (GET /store/orders': ``schema: {}``)."""
     for key, answer in _responses(operation).items():
-        if str(key).startswith("2") and isinstance(answer, dict):
-            media = answer.get("content", {}).get("application/json", {})
-            if media.get("schema"):
-                return True
+        if str(key).startswith("2") and member(answer, "content", "application/json").get("schema"):
+            return True
     return False
 
 
@@ -182,10 +204,11 @@ def answer_schema(operation: str, status: int) -> str | None:
     if not isinstance(answer, dict):
         return None
     if "$ref" in answer:
-        answer = load_spec()["components"]["responses"].get(answer["$ref"].rsplit("/", 1)[-1], {})
-    schema = answer.get("content", {}).get("application/json", {}).get("schema") or {}
-    if schema.get("type") == "array" and "$ref" in schema.get("items", {}):
-        return str(schema["items"]["$ref"]).rsplit("/", 1)[-1] + "[]"
+        answer = member(load_spec(), "components", "responses", str(answer["$ref"]).rsplit("/", 1)[-1])
+    schema = member(answer, "content", "application/json", "schema")
+    items = member(schema, "items")
+    if schema.get("type") == "array" and "$ref" in items:
+        return str(items["$ref"]).rsplit("/", 1)[-1] + "[]"
     return str(schema["$ref"]).rsplit("/", 1)[-1] if "$ref" in schema else None
 
 
@@ -194,7 +217,7 @@ def operation_ids() -> list[str]:
     return [oid for oid, _ in _operations().values()]
 
 
-def animal_made(status: int, body: bytes) -> dict[str, Any] | None:
+def animal_made(status: int, body: bytes) -> JsonObject | None:
     """The animal a create's answer of this status and body shows the store now holds, or None: a 201 whose
     body is a JSON object with an integer id, or one spelled as a string of its decimal digits (taken as that
     integer; its shape is create.created's and create.id's to judge), or any other 2xx whose
@@ -216,7 +239,7 @@ def animal_made(status: int, body: bytes) -> dict[str, Any] | None:
         return None
     if status != 201 and schema_errors("Pet", shown):
         return None
-    animal: dict[str, Any] = shown
+    animal: JsonObject = shown
     return animal
 
 

@@ -6,7 +6,8 @@ The modules (docs/architecture.md gives the judging model they make up):
   (``JUDGE_FACTORY``: the seam a self-test plugin swaps);
 - ``declaration``: a check as one declaration (``declare``): its clause, the routes and answers the
   pipeline runs it on, whether its finding can be asked again; ``Route``, where an answer stands;
-- ``checks``: every kind a finding records (``core.kinds.Kind``) declared once, beside its function, in
+  ``Kind``, the kinds the shared expectations raise;
+- ``checks``: every kind a finding records declared once (a kind is its declaration's string), beside its function, in
   the order the pipeline runs them; placement derived from clauses.toml and the OpenAPI document;
 - ``pipeline``: the pipeline of every exchange, a watcher of the transport in every process that judges
   every answer by the checks of its operation and status; ``tally`` merges what it judged at the end

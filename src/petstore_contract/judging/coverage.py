@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -34,6 +35,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from petstore_contract.core.records import NOT_SELECTED, UNDECIDED, ClauseResult
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, STATUSES
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.interface.spec import operation_of
 from petstore_contract.transport import COUNTERS_GLOB, Observed
 
@@ -147,12 +149,12 @@ class Tally:
             if pet_id not in self.handed or when < self.handed[pet_id]:
                 self.handed[pet_id] = when
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         with self._lock:
             return {
-                "answers": dict(self.answers),
-                "parameters": dict(self.parameters),
-                "reads": [list(read) for read in self.reads],
+                "answers": dict[str, JsonValue](self.answers),
+                "parameters": dict[str, JsonValue](self.parameters),
+                "reads": [[pet_id, started, status] for pet_id, started, status in self.reads],
                 "handed": {str(k): v for k, v in self.handed.items()},
             }
 
@@ -190,7 +192,15 @@ def new_pet(body: Any) -> bool:
 # -- the run's coverage -------------------------------------------------------------------------------
 
 
-def merge(directory: str | Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Merged:
+    """Every process's tally as one: each answer by "operation|intent|status", each parameter value's."""
+
+    answers: Counter[str]
+    parameters: Counter[str]
+
+
+def merge(directory: str | Path) -> Merged:
     """Every process's tally (written beside its counters), as one."""
     answers: Counter[str] = Counter()
     parameters: Counter[str] = Counter()
@@ -208,22 +218,22 @@ def merge(directory: str | Path) -> dict[str, Any]:
     for pet_id, when, status in reads:  # an id seen handed out before it was asked is meant to be found
         intent = "200" if pet_id in handed and handed[pet_id] <= when else "404"
         answers[f"{READ}|{intent}|{status}"] += 1
-    return {"answers": answers, "parameters": parameters}
+    return Merged(answers, parameters)
 
 
-def report(merged: dict[str, Any], clauses: list[ClauseResult], read_only: bool) -> dict[str, Any]:
+def report(merged: Merged, clauses: list[ClauseResult], read_only: bool) -> JsonObject:
     """The coverage of summary.json: per operation and documented status, per parameter value."""
-    answers: Counter[str] = merged["answers"]
     by_key = {c.id: c for c in clauses}
     responses = [
-        _response_row(operation, status, answers, by_key, read_only)
+        _response_row(operation, status, merged.answers, by_key, read_only)
         for operation, statuses in DOCUMENTED.items()
         for status in statuses
     ]
-    parameters = [_parameter_row(name, value, merged["parameters"]) for name, value in PARAMETER_ROWS]
-    missing = [f"{r['operation']} {r['status']}: {r['why']}" for r in responses if not r["observed"]]
+    parameters = [_parameter_row(name, value, merged.parameters) for name, value in PARAMETER_ROWS]
+    missing: list[JsonValue] = [f"{r['operation']} {r['status']}: {r['why']}" for r in responses if not r["observed"]]
     missing += [f"GET /pets {r['parameter']}={r['value']}: {r['why']}" for r in parameters if not r["observed"]]
-    return {"responses": responses, "parameters": parameters, "not_observed": missing}
+    rows: tuple[list[JsonValue], list[JsonValue]] = (list(responses), list(parameters))
+    return {"responses": rows[0], "parameters": rows[1], "not_observed": missing}
 
 
 def _split(key: str) -> tuple[str, str, str]:
@@ -233,7 +243,7 @@ def _split(key: str) -> tuple[str, str, str]:
 
 def _response_row(
     operation: str, status: str, answers: Counter[str], clauses: dict[str, ClauseResult], read_only: bool
-) -> dict[str, Any]:
+) -> JsonObject:
     meant: Counter[str] = Counter()  # the answers to the requests meant to produce ``status``
     got: Counter[str] = Counter()  # every answer of the operation
     for key, count in answers.items():
@@ -244,16 +254,15 @@ def _response_row(
                 meant[answer] += count
     successes = sum(n for s, n in got.items() if s.startswith("2"))  # NOT_SHOWN: any success answers it
     answered = successes if status == NOT_SHOWN else got.get(status, 0)
-    row: dict[str, Any] = {
+    return {
         "operation": operation,
         "status": status,
         "asked": sum(meant.values()),
         "answered": answered,
         "observed": answered > 0,
-        "answers_to_those_asked": dict(sorted(meant.items())),
+        "answers_to_those_asked": dict[str, JsonValue](sorted(meant.items())),
+        "why": "" if answered > 0 else _why_not(operation, status, meant, clauses, read_only),
     }
-    row["why"] = "" if row["observed"] else _why_not(operation, status, meant, clauses, read_only)
-    return row
 
 
 def _why_not(
@@ -283,20 +292,16 @@ def _asked_and_answered(answers: Counter[str]) -> str:
     return f"asked {sum(answers.values())} times; the target answered {shown}"
 
 
-def _parameter_row(name: str, value: str, parameters: Counter[str]) -> dict[str, Any]:
+def _parameter_row(name: str, value: str, parameters: Counter[str]) -> JsonObject:
     seen = Counter({k.split("|")[2]: n for k, n in parameters.items() if k.split("|")[:2] == [name, value]})
     answered = seen.get("200", 0)
-    row: dict[str, Any] = {
+    return {
         "operation": LIST,
         "parameter": name,
         "value": value,
         "asked": sum(seen.values()),
         "answered": answered,
         "observed": answered > 0,
-        "answers": dict(sorted(seen.items())),
+        "answers": dict[str, JsonValue](sorted(seen.items())),
+        "why": "" if answered > 0 else _asked_and_answered(seen) if seen else "never asked",
     }
-    if not row["observed"]:
-        row["why"] = _asked_and_answered(seen) if seen else "never asked"
-    else:
-        row["why"] = ""
-    return row

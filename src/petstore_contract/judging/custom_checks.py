@@ -11,14 +11,14 @@ import json
 import time
 from typing import Any
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Finding, Violation
-from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.clauses import CLAUSE_IDS, ClauseId
 from petstore_contract.interface.document import CURRENT_OPERATIONS
 from petstore_contract.judging import expect
+from petstore_contract.judging.declaration import Kind
 
 
-def _finding(clause: str, expected: str, observed: str, expectation: str) -> Violation:
+def _finding(clause: ClauseId, expected: str, observed: str, expectation: str) -> Violation:
     return Violation(Finding(clause, expected, observed, source="generated", expectation=expectation))
 
 

@@ -9,22 +9,62 @@ declared, every declaration that applies to it; at the end of a run, ``reask.py`
 
 Where an answer stands is decided once, from the request alone and its status (``Route``): the checks
 then say which routes they apply to, and nothing names a check outside its declaration.
+
+A kind is its declaration's string (``@declare("documented-status", ...)``): a check of a new kind,
+written in ``checks.py``, is named there alone.  ``Kind`` holds the kinds the expectations shared with the
+tests raise (``expect.py``, the store model, the refused creates, Schemathesis' wiring), which sit below
+``checks.py`` and so cannot take a name from it; each of them is declared once all the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any
+from enum import Enum, StrEnum
+from typing import TYPE_CHECKING, Any
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.interface.clauses import ClauseId
-from petstore_contract.interface.silence import Placed
-from petstore_contract.judging.model import StoreModel
-from petstore_contract.judging.refusals import Refusals
-from petstore_contract.judging.seen import SeenAnswer
+
+if TYPE_CHECKING:  # annotations only: the modules below import ``Kind`` from here
+    from petstore_contract.interface.silence import Placed
+    from petstore_contract.judging.model import StoreModel
+    from petstore_contract.judging.refusals import Refusals
+    from petstore_contract.judging.seen import SeenAnswer
+
+
+class Kind(StrEnum):
+    """The kinds the shared expectations raise (``Finding.expectation`` is "<kind>" or "<kind>:<argument>").
+
+    Each is declared once in ``checks.py``, as every kind is; a kind whose check lives in ``checks.py``
+    alone is its declaration's string and has no member here.
+    """
+
+    OWN = ""  # a check written in the test itself (a comparison the registry has no function for)
+    STATUS = "status"  # argument: the statuses expected, "201" or "400,422"
+    KEY_ACCEPTED = "key-accepted"
+    NO_SERVER_ERROR = "no-5xx"
+    JSON_MEDIA_TYPE = "json-media-type"
+    JSON_BODY = "json-body"
+    ERROR_BODY = "error-body"
+    PET_LIST = "pet-list"
+    PET = "pet"  # one animal inside a larger answer
+    SAME_FIELD = "same-field"  # argument: the field's name
+    SAME_ANIMAL = "same-animal"  # argument: the field's name; the store model's one representation
+    BEARER_CHALLENGE = "bearer-challenge"
+    DEPRECATION_SCOPE = "deprecation-scope"
+    DEPRECATION_HEADER = "deprecation-header"
+    DEPRECATION_FUTURE = "deprecation-future"
+    SCHEMATHESIS = "schemathesis"  # argument: Schemathesis' failure label
+
+    def expectation(self, argument: str = "") -> str:
+        return expectation(self, argument)
+
+
+def expectation(kind: str, argument: str = "") -> str:
+    """What a finding of ``kind`` records: "<kind>", or "<kind>:<argument>" (``status:201``)."""
+    return f"{kind}:{argument}" if argument else kind
+
 
 # Called with an answer (``expect.Answer``: a targeted test's, or the replay's); raises Mismatch when it
 # still breaks the check.  Typed loosely: the transport's frozen Answer reads like the Protocol.
@@ -79,7 +119,7 @@ class Judged:
     refusals: Refusals  # refused creates, held against every animal shown
     schema: str | None = None  # the body the document gives the answer's status ("Pet", "Pet[]", "Error")
     read: list[Any] = field(default_factory=list)  # what a shape check read (Pets), for the store model
-    outcomes: dict[Kind, Mismatch | None] = field(default_factory=dict)  # each check run, once
+    outcomes: dict[str, Mismatch | None] = field(default_factory=dict)  # each check run, once
 
     @property
     def status(self) -> int:
@@ -105,7 +145,7 @@ def always(_: Judged) -> bool:
 class Declared:
     """One kind of check: its clause, the answers the pipeline runs it on, how a finding of it is judged again."""
 
-    kind: Kind
+    kind: str  # what its findings record before any argument: a ``Kind``, or a kind ``checks.py`` alone raises
     # A clause id, or where the pipeline places it for the answer's operation and status (``Placement``);
     # None: the test's judge block names it.
     clause: ClauseId | Placement | None = None
@@ -133,7 +173,7 @@ class Declared:
 DECLARED: list[Declared] = []  # in the order the pipeline runs them: the order of ``checks.py``
 
 
-def declare(kind: Kind, **declaration: Any) -> Callable[[Run], Run]:
+def declare(kind: str, **declaration: Any) -> Callable[[Run], Run]:
     """Declare ``kind``'s check, the decorated function being the pipeline's check of every answer."""
 
     def stamp(run: Run) -> Run:
@@ -143,6 +183,6 @@ def declare(kind: Kind, **declaration: Any) -> Callable[[Run], Run]:
     return stamp
 
 
-def declared(kind: Kind, **declaration: Any) -> None:
+def declared(kind: str, **declaration: Any) -> None:
     """Declare a kind the pipeline does not run on every answer (a test's, Schemathesis', a comparison)."""
     DECLARED.append(Declared(kind, **declaration))

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 import pytest
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import (
     BUDGET,
     CONFORMS,
@@ -42,6 +41,7 @@ from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValu
 from petstore_contract.interface.spec import animal_made as animal_made
 from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
+from petstore_contract.judging.declaration import Kind
 from petstore_contract.transport import TargetProblem, throttling
 from petstore_contract.transport.problems import INCOMPLETE
 

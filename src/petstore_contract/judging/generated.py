@@ -25,6 +25,7 @@ import hashlib
 import importlib
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -33,15 +34,16 @@ from schemathesis import CheckResult, Config, GenerationMode, HookContext
 from schemathesis.errors import FailureGroup
 
 from petstore_contract.core import replay
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import BODY_EXCERPT, Exchange, Finding, Violation, cut
-from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, success_clause
+from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, ClauseId, success_clause
 from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.jsontypes import JsonLike
 from petstore_contract.interface.silence import Placed, classify
 from petstore_contract.interface.spec import operation_ids, schemathesis_config_path, spec_path, success_shown
 from petstore_contract.judging import failure_words
 from petstore_contract.judging.checks import clause_of
 from petstore_contract.judging.coverage import new_pet
+from petstore_contract.judging.declaration import Kind
 
 # Schemathesis' failure codes (``Failure.code``), by what they report.
 SERVER_ERROR = "ST101"  # a 5xx
@@ -72,13 +74,13 @@ CUSTOM = "ST901"  # a custom check's failure; the suite's own checks carry their
 HEADER_SCHEMA = f"{SCHEMA_VIOLATION}@response_headers_conformance"
 
 
-def _per_operation() -> dict[tuple[str, str, str], str]:
+def _per_operation() -> dict[tuple[str, str, str], ClauseId]:
     """The rows derived from the interface's two sources: an undocumented status, a body that breaks its
     schema or is no JSON, on a success answer, break the operation's success clause (clauses.toml's
     ``operation``); a 5xx, and on an operation whose success the document shows no shape for (GET
     /store/orders) any answer of an undocumented status or no JSON, lands where the check registry
     places a 5xx (``checks.clause_of``)."""
-    rows: dict[tuple[str, str, str], str] = {}
+    rows: dict[tuple[str, str, str], ClauseId] = {}
     for operation in operation_ids():
         success = success_clause(operation)
         if success is None:
@@ -97,7 +99,7 @@ def _per_operation() -> dict[tuple[str, str, str], str]:
 # check raises it ("<code>@<check>"), or a check name (for a code this table does not name: a code
 # a later Schemathesis adds lands on its check's clause).  The code raised by the check comes first,
 # then the code, then the check; within each, the most specific key wins; generated.other last.
-_FIXED_CLAUSES: dict[tuple[str, str, str], str] = {
+_FIXED_CLAUSES: dict[tuple[str, str, str], ClauseId] = {
     ("*", SERVER_ERROR, "*"): CLAUSE_IDS.responses_documented,
     ("*", CONTENT_TYPE_SERVER_ERROR, "*"): CLAUSE_IDS.responses_documented,
     ("*", UNDEFINED_STATUS, "*"): CLAUSE_IDS.responses_documented,
@@ -152,7 +154,7 @@ _FIXED_CLAUSES: dict[tuple[str, str, str], str] = {
 
 
 @functools.cache
-def failure_clauses() -> dict[tuple[str, str, str], str]:
+def failure_clauses() -> dict[tuple[str, str, str], ClauseId]:
     """The whole table: the rows derived from the spec, then the fixed ones.  Built on first use, not at
     import: the plugin imports this module before the spec is read, and a spec that does not load must
     surface as the generated tests' collection error, not as a plugin that cannot be imported."""
@@ -165,7 +167,7 @@ def failure_clauses() -> dict[tuple[str, str, str], str]:
 HEADER_SCHEMA_LABEL = "HeaderSchema"
 
 
-def clause_for(operation: str, code: str, status: int | None, check: str | None = None) -> str:
+def clause_for(operation: str, code: str, status: int | None, check: str | None = None) -> ClauseId:
     """The clause of a failure with this code, raised by this check (when known), on an answer of this status."""
     status_class = "2xx" if status is not None and status < 400 else "4xx"
     kinds = [f"{code}@{check}", code, check] if check else [code]
@@ -194,7 +196,7 @@ def check_of(failure: Any) -> str | None:
     return checks[0] if len(checks) == 1 else None
 
 
-def rejection_clause(body: Any) -> str:
+def rejection_clause(body: Any) -> ClauseId:
     """Which create.reject.* clause an invalid NewPet that was accepted breaks."""
     if not isinstance(body, dict):
         return CLAUSE_IDS.create_reject_json
@@ -239,8 +241,9 @@ TEST_CASE_HEADER = "x-schemathesis-testcaseid"  # a fresh id per case: not part 
 def request_fingerprint(case: Any, base_url: str, headers: dict[str, str]) -> str:
     """A digest of the request ``case.call(base_url=..., headers=...)`` sends, as Schemathesis serialises it
     (excluded headers already removed); a digest, so that the key is never kept in the clear."""
-    sent: dict[str, Any] = case.as_transport_kwargs(base_url=base_url, headers=headers)
-    on_wire = sent.get("headers", {}).items()
+    sent: dict[str, object] = dict(case.as_transport_kwargs(base_url=base_url, headers=headers))
+    given = sent.get("headers")
+    on_wire = given.items() if isinstance(given, Mapping) else ()
     sent["headers"] = sorted((k.lower(), v) for k, v in on_wire if k.lower() != TEST_CASE_HEADER)
     # Keys keep their order: a body or query with the same members in another order is another request.
     text = json.dumps(sent, default=repr)
@@ -314,14 +317,14 @@ def _decided_by_http(failure: Any, placed: Placed, request: Any, status: int, va
     return placed.fits(status)
 
 
-def _credential_clause(sent: str | None, valid: str) -> str | None:
+def _credential_clause(sent: str | None, valid: str) -> ClauseId | None:
     """A request without the valid key must get 401, whatever else it carries (§5.3): its clause first."""
     if sent is None:
         return CLAUSE_IDS.auth_missing
     return None if sent == valid else CLAUSE_IDS.auth_invalid
 
 
-def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) -> str:
+def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) -> ClauseId:
     negative = case.meta is not None and case.meta.generation.mode == GenerationMode.NEGATIVE
     code = failure.code
     rejected = status is not None and 400 <= status < 500
@@ -333,7 +336,7 @@ def _blamed_clause(failure: Any, operation: str, case: Any, status: int | None) 
     return clause_for(operation, code, status, check_of(failure))
 
 
-def query_clause(query: dict[str, Any]) -> str:
+def query_clause(query: Mapping[str, JsonLike]) -> ClauseId:
     """Which list clause an invalid query that broke the server judges: the limit's or the status'."""
     limit = str(query.get("limit", "20"))
     if not (limit.isascii() and limit.isdigit() and len(limit) <= 3 and 1 <= int(limit) <= 100):
@@ -343,7 +346,7 @@ def query_clause(query: dict[str, Any]) -> str:
     return CLAUSE_IDS.responses_documented
 
 
-def _failure_findings(failure: Any, clause: str, exchange: Exchange | None) -> list[Finding]:
+def _failure_findings(failure: Any, clause: ClauseId, exchange: Exchange | None) -> list[Finding]:
     origin = getattr(failure, "exception", None)  # a custom check's own exception (Schemathesis keeps it)
     if isinstance(origin, Violation):
         return [replace(f, exchange=exchange, source="generated") for f in origin.findings]

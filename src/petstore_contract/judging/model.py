@@ -19,17 +19,18 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import Finding
 from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging import expect
+from petstore_contract.judging.declaration import Kind
 
 CLAUSE = CLAUSE_IDS.list_item_same
 FIELDS = ("name", "categoryId", "status")
 MODEL_TEST = "(every exchange of the run): one animal, one representation"
 
 
-def differs(first: dict[str, Any], later: dict[str, Any]) -> str | None:
+def differs(first: JsonObject, later: JsonObject) -> str | None:
     """The first field two representations of one animal disagree on (status only where both show one)."""
     for name in FIELDS:
         if name == "status" and ("status" not in first or "status" not in later):
@@ -45,8 +46,8 @@ class StoreModel:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.read: dict[int, dict[str, Any]] = {}  # GET /pets/{petId} answered 200
-        self.listed: dict[int, dict[str, Any]] = {}  # a list showed it
+        self.read: dict[int, JsonObject] = {}  # GET /pets/{petId} answered 200
+        self.listed: dict[int, JsonObject] = {}  # a list showed it
 
     def gone(self, pet_id: int, answer: Any) -> list[Finding]:
         """A 404 for an id a list or a read showed before: no operation removes an animal (§4)."""
@@ -75,7 +76,7 @@ class StoreModel:
                     found.append(_finding(pet["id"], name, (other, shown), where, answer))
         return found
 
-    def _seen(self, operation: str, pet_id: int, shown: dict[str, Any]) -> tuple[str, dict[str, Any], str] | None:
+    def _seen(self, operation: str, pet_id: int, shown: JsonObject) -> tuple[str, JsonObject, str] | None:
         """(field, the other representation, where it was shown) when this one disagrees; else None."""
         if operation == "getPet":
             self.read.setdefault(pet_id, shown)
@@ -93,7 +94,7 @@ class StoreModel:
         return (name, other, where) if name is not None else None
 
 
-def _finding(pet_id: int, name: str, both: tuple[dict[str, Any], dict[str, Any]], where: str, answer: Any) -> Finding:
+def _finding(pet_id: int, name: str, both: tuple[JsonObject, JsonObject], where: str, answer: Any) -> Finding:
     other, shown = both
     expected = f"animal {pet_id} with {name}={expect.short(other.get(name, '<absent>'))}, as {where} showed it"
     observed = f"{name}={expect.short(shown.get(name, '<absent>'))}"

@@ -42,12 +42,14 @@ from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.core.redaction import Redactor
 from petstore_contract.interface.clauses import CLAUSE_IDS, ClauseId
 from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.interface.silence import SILENCES, Placed, classify
 from petstore_contract.interface.spec import answer_schema, operation_id
 from petstore_contract.judging import expect
 from petstore_contract.judging.checks import clause_on
 from petstore_contract.judging.coverage import new_pet
 from petstore_contract.judging.declaration import DECLARED, Judged, Route
+from petstore_contract.judging.ids import Handed
 from petstore_contract.judging.model import StoreModel
 from petstore_contract.judging.refusals import Refusals
 from petstore_contract.judging.seen import SeenAnswer
@@ -76,7 +78,7 @@ class Pipeline:
         self.findings: list[Finding] = []
         self.admitted: set[int] = set()  # ids handed out for invalid data the service accepted
         self.refusals = Refusals(self.plain, TEST)  # refused creates held against every animal shown
-        self.handed: list[dict[str, Any]] = []  # every 201 of POST /pets: its id, when, its exchange (``ids``)
+        self.handed: list[Handed] = []  # every 201 of POST /pets: its id, when, its exchange (``ids``)
         self._kept: Counter[tuple[str, str]] = Counter()
 
     def __call__(self, seen: Observed) -> None:
@@ -179,8 +181,8 @@ class Pipeline:
             body = answer.seen.json()
         except (ValueError, RecursionError):
             return
-        if isinstance(body, dict) and type(body.get("id")) is int:
-            handed = {"id": body["id"], "at": answer.seen.started, "exchange": answer.exchange.to_dict()}
+        if isinstance(body, dict) and type(pet_id := body.get("id")) is int:
+            handed = Handed(pet_id, answer.seen.started, answer.exchange.to_dict())
             with self._lock:
                 self.handed.append(handed)
 
@@ -224,15 +226,16 @@ class Pipeline:
             return False
         return "status" not in data or data["status"] in STATUSES
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The process's tally; the refusals are judged against every answer in so far (the last tally, at
         the end of the process, holds them all)."""
         with self._lock:
-            findings = [finding.to_dict() for finding in [*self.findings, *self.refusals.findings()]]
-            return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings, "handed": self.handed}
+            findings: list[JsonValue] = [finding.to_dict() for finding in [*self.findings, *self.refusals.findings()]]
+            handed: list[JsonValue] = [create.to_dict() for create in self.handed]
+            return {"judged": self.judged, "unanswered": self.unanswered, "findings": findings, "handed": handed}
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_keys(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
     if len({key for key, _ in pairs}) != len(pairs):
         raise ValueError("a key given twice")
     return dict(pairs)
@@ -258,7 +261,7 @@ def _throttled(answer: SeenAnswer) -> bool:
     return throttling(answer.status, answer.headers.get("retry-after"))
 
 
-def _finding(clause: str, mismatch: Mismatch) -> Finding:
+def _finding(clause: ClauseId, mismatch: Mismatch) -> Finding:
     return Finding(
         clause, mismatch.expected, mismatch.observed, mismatch.exchange, TEST, expectation=mismatch.expectation
     )

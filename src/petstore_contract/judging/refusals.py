@@ -22,10 +22,11 @@ import re
 import threading
 from typing import Any
 
-from petstore_contract.core.kinds import Kind
-from petstore_contract.core.records import Exchange, Finding
+from petstore_contract.core.records import Finding
 from petstore_contract.interface.clauses import CLAUSE_IDS
 from petstore_contract.judging import expect
+from petstore_contract.judging.declaration import Kind
+from petstore_contract.judging.seen import SeenAnswer
 
 CLAUSE = CLAUSE_IDS.create_reject_nothing_created
 KEPT = 200  # names whose first sighting is kept as evidence: the run's own animals, a few hundred
@@ -36,12 +37,12 @@ class Refusals:
 
     def __init__(self, own_name: re.Pattern[str] | None, test: str) -> None:
         self.own_name, self.test = own_name, test
-        self.refused: dict[str, Any] = {}  # name -> the refusal's answer (its exchange built when needed)
+        self.refused: dict[str, SeenAnswer] = {}  # name -> the refusal's answer (its exchange built when needed)
         self.accepted: set[str] = set()
-        self.shown: dict[str, Any] = {}  # name -> the first answer that showed an animal of that name
+        self.shown: dict[str, SeenAnswer] = {}  # name -> the first answer that showed an animal of that name
         self._lock = threading.Lock()
 
-    def create_answered(self, body: Any, status: int, answer: Any) -> None:
+    def create_answered(self, body: Any, status: int, answer: SeenAnswer) -> None:
         """A POST /pets answered: a name of the run's own refused (a 4xx but a 429) or accepted (a 2xx)."""
         name = self._own(body)
         if name is None:
@@ -52,7 +53,7 @@ class Refusals:
             elif 400 <= status < 500 and status != 429:
                 self.refused.setdefault(name, answer)
 
-    def animals_shown(self, pets: list[Any], answer: Any) -> None:
+    def animals_shown(self, pets: list[Any], answer: SeenAnswer) -> None:
         """Animals in an answer (a page, a read): the first sighting of each of the run's own names."""
         if self.own_name is None:
             return
@@ -70,7 +71,7 @@ class Refusals:
             stored = [n for n in self.refused if n in self.shown and n not in self.accepted]
             found = []
             for name in stored[:3]:
-                refusal: Exchange = self.refused[name].exchange
+                refusal = self.refused[name].exchange
                 expected = (
                     f"no animal from POST /pets refused with HTTP {refusal.status} (a refusal changes nothing: "
                     f"§4.2, §5.3)"

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, STATUSES
-from petstore_contract.interface.spec import load_spec, validator
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
+from petstore_contract.interface.spec import required, validator
 
 LIMITS = (None, LIMIT_MIN, 2, 5, LIMIT_DEFAULT, LIMIT_MAX)  # None: no limit parameter (the default, 20)
 FILTERS = (None, *STATUSES)  # None: no status parameter
@@ -37,7 +38,7 @@ class Page:
 
     status: str | None
     limit: int | None
-    pets: tuple[dict[str, Any], ...]
+    pets: tuple[JsonObject, ...]
     others: int = 0  # items that are no JSON object (list.shape's): counted in the page's length, never read
 
     @property
@@ -45,7 +46,7 @@ class Page:
         return len(self.pets) + self.others
 
     @property
-    def ids(self) -> list[Any]:
+    def ids(self) -> list[JsonValue]:
         return [pet.get("id") for pet in self.pets]
 
     def query(self) -> str:
@@ -63,13 +64,13 @@ class Knowledge:
     without_status: set[Any] = field(default_factory=set)
 
     @classmethod
-    def of(cls, pets: list[dict[str, Any]]) -> Knowledge:
+    def of(cls, pets: list[JsonObject]) -> Knowledge:
         known = cls()
         for pet in pets:
             known.add(pet)
         return known
 
-    def add(self, pet: dict[str, Any]) -> None:
+    def add(self, pet: JsonObject) -> None:
         """The latest word on an animal wins: an id seen again leaves the status it had before."""
         status = pet.get("status")
         for ids in (*self.by_status.values(), self.without_status):
@@ -85,7 +86,7 @@ class Knowledge:
         return len(self.by_status.get(status, ()))
 
 
-def listed(body: Any, status: str | None, limit: int | None) -> Page | None:
+def listed(body: JsonValue, status: str | None, limit: int | None) -> Page | None:
     """The page a body lists when it is a JSON array, whatever its items (None otherwise): a page's length
     needs an array, a filter each item's ``status``, "distinct" each item's ``id`` (§4.1; list.shape judges
     the items)."""
@@ -95,7 +96,7 @@ def listed(body: Any, status: str | None, limit: int | None) -> Page | None:
     return Page(status, limit, objects, len(body) - len(objects))
 
 
-def pet_id(value: Any) -> bool:
+def pet_id(value: JsonValue) -> bool:
     """A value that names an animal (§2: id, integer, format int64)."""
     return type(value) is int and INT64_MIN <= value <= INT64_MAX
 
@@ -106,14 +107,14 @@ def unnamed(page: Page) -> int:
     return page.others + sum(not pet_id(pet.get("id")) for pet in page.pets)
 
 
-def unreadable(pet: dict[str, Any]) -> set[str]:
+def unreadable(pet: JsonObject) -> set[str]:
     """The fields of a listed item that are list.shape's: present with a value the Pet schema refuses, or
     required and absent.  Each field is read on its own, so the item's other fields can still be compared."""
     wrong = {str(error.absolute_path[0]) for error in validator("Pet").iter_errors(pet) if error.absolute_path}
-    return wrong | {name for name in load_spec()["components"]["schemas"]["Pet"]["required"] if name not in pet}
+    return wrong | {name for name in required("Pet") if name not in pet}
 
 
-def readable(pet: dict[str, Any]) -> dict[str, Any]:
+def readable(pet: JsonObject) -> JsonObject:
     """The fields of a listed item that are not list.shape's (``unreadable``)."""
     wrong = unreadable(pet)
     return {name: value for name, value in pet.items() if name not in wrong}
@@ -146,11 +147,11 @@ def seen_whole(page: Page, cap_seen: int) -> bool:
     return page.limit == LIMIT_MAX and (page.size == 0 or (page.size < LIMIT_MAX and page.size < cap_seen))
 
 
-def duplicates(page: Page) -> list[Any]:
+def duplicates(page: Page) -> list[JsonValue]:
     """The ids a page lists more than once, compared as JSON values (``1``, ``1.0``, ``"1"`` and ``true``
     are four), whatever their type; an item without an id repeats none."""
     seen: set[str] = set()
-    repeated = []
+    repeated: list[JsonValue] = []
     for pet in page.pets:
         if "id" not in pet:
             continue
@@ -167,13 +168,13 @@ def distinct_ids(pages: list[Page]) -> int:
     return len({json.dumps(pet["id"], sort_keys=True) for page in pages for pet in page.pets if "id" in pet})
 
 
-def shows_status(pet: dict[str, Any]) -> bool:
+def shows_status(pet: JsonObject) -> bool:
     """An item whose status can be read: a PetStatus, or none (optional in Pet: then it has none of the
     filter's); another value is list.shape's."""
     return "status" not in pet or pet["status"] in STATUSES
 
 
-def wrong_status(page: Page) -> list[dict[str, Any]]:
+def wrong_status(page: Page) -> list[JsonObject]:
     if page.status is None:
         return []
     return [pet for pet in page.pets if shows_status(pet) and pet.get("status") != page.status]

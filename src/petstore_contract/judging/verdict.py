@@ -13,14 +13,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from petstore_contract.core import records as rec
-from petstore_contract.core.kinds import Kind
 from petstore_contract.core.records import ClauseResult, Exchange, Finding, Note, RunResult, TestRecord
 from petstore_contract.interface.clauses import CATCH_ALL, CLAUSE_IDS, Clause, registry
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.interface.spec import operation_id
 from petstore_contract.judging.checks import clause_of
+from petstore_contract.judging.declaration import Kind
 
 RANK = {rec.NOT_SELECTED: 0, rec.CONFORMS: 1, rec.UNDECIDED: 2, rec.VIOLATED: 3}
 
@@ -172,7 +172,7 @@ def blocking(row: ClauseResult) -> bool:
 def decide(
     rows: list[ClauseResult],
     *,
-    facts: dict[str, Any],
+    facts: JsonObject,
     problems: list[str],
     records: list[TestRecord],
     warnings: list[str],

@@ -27,10 +27,10 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from petstore_contract.core.records import CONFORMS, NOT_CONFORMANT, VIOLATED, Finding, RunResult, Signature
-from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.clauses import ClauseId, clause_id
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.judging.verdict import decide
 
 FILE_NAME = "waivers.toml"
@@ -46,7 +46,7 @@ class WaiverError(Exception):
 @dataclass(frozen=True)
 class Waiver:
     number: int  # its place in the file, from 1 (messages name it)
-    clause: str
+    clause: ClauseId
     signature: Signature | None  # None: every finding of ``clause``
     reason: str
     owner: str
@@ -67,11 +67,11 @@ class Waiver:
     def describe(self) -> str:
         return f"waiver {self.number} ({self.what()}; owner {self.owner}; expires {self.expires}): {self.reason}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "number": self.number,
             "clause": self.clause,
-            "signature": self.signature.to_dict() if self.signature is not None else None,
+            "signature": dict[str, JsonValue](self.signature.to_dict()) if self.signature is not None else None,
             "reason": self.reason,
             "owner": self.owner,
             "expires": self.expires.isoformat(),
@@ -112,7 +112,8 @@ def load(path: str | Path) -> list[Waiver]:
         raise WaiverError(f"{file}: {exc}") from None
 
 
-def _waiver(number: int, entry: Any) -> Waiver:
+def _waiver(number: int, entry: object) -> Waiver:
+    """One ``[[waiver]]`` table, as TOML read it (any value: the file is the user's)."""
     where = f"waiver {number}"
     if not isinstance(entry, dict):
         raise WaiverError(f"{where}: not a table")
@@ -123,28 +124,31 @@ def _waiver(number: int, entry: Any) -> Waiver:
         raise WaiverError(f"{where}: name either a clause or a signature (one of them)")
     texts = {name: _text(entry, name, where) for name in TEXT_FIELDS}
     signature = _signature(entry["signature"], where) if "signature" in entry else None
-    clause = signature.clause if signature is not None else _text(entry, "clause", where)
-    if clause not in registry():
-        raise WaiverError(f"{where}: unknown clause {clause!r}")
+    text = signature.clause if signature is not None else _text(entry, "clause", where)
+    try:
+        clause = clause_id(text)
+    except ValueError:
+        raise WaiverError(f"{where}: unknown clause {text!r}") from None
     return Waiver(number, clause, signature, texts["reason"], texts["owner"], _date(entry.get("expires"), where))
 
 
-def _text(entry: dict[str, Any], name: str, where: str) -> str:
+def _text(entry: dict[str, object], name: str, where: str) -> str:
     value = entry.get(name)
     if not isinstance(value, str) or not value.strip():
         raise WaiverError(f"{where}: {name} must be a non-empty string")
     return " ".join(value.split())
 
 
-def _signature(value: Any, where: str) -> Signature:
+def _signature(value: object, where: str) -> Signature:
     if not isinstance(value, dict) or set(value) != set(Signature._fields):
         raise WaiverError(f"{where}: signature must be a table of {', '.join(Signature._fields)}")
-    if not all(isinstance(part, str) for part in value.values()):
+    parts = {name: part for name, part in value.items() if isinstance(part, str)}
+    if len(parts) != len(value):
         raise WaiverError(f"{where}: the signature's operation, clause and expectation are strings")
-    return Signature(**value)
+    return Signature(**parts)
 
 
-def _date(value: Any, where: str) -> date:
+def _date(value: object, where: str) -> date:
     if isinstance(value, date) and not hasattr(value, "hour"):  # a TOML date, not a date-time
         return value
     if isinstance(value, str):
@@ -159,6 +163,25 @@ def _date(value: Any, where: str) -> date:
 
 
 @dataclass
+class Waived:
+    """The findings one waiver waived on one clause with one signature, by their ids ("<clause>/<n>")."""
+
+    clause: ClauseId
+    signature: Signature
+    waiver: Waiver
+    findings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> JsonObject:
+        findings: list[JsonValue] = list(self.findings)
+        return {
+            "clause": self.clause,
+            "signature": dict[str, JsonValue](self.signature.to_dict()),
+            "findings": findings,
+            "waiver": self.waiver.to_dict(),
+        }
+
+
+@dataclass
 class Gate:
     """What the waivers did to one run: the findings they waived, those expired or stale, the exit code."""
 
@@ -166,17 +189,17 @@ class Gate:
     line: str
     file: str
     today: date
-    waived: list[dict[str, Any]] = field(default_factory=list)  # clause, signature, finding ids, waiver
+    waived: list[Waived] = field(default_factory=list)
     expired: list[Waiver] = field(default_factory=list)
     stale: list[Waiver] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "exit_code": self.exit_code,
             "line": self.line,
             "file": self.file,
             "today": self.today.isoformat(),
-            "waived": self.waived,
+            "waived": [w.to_dict() for w in self.waived],
             "expired": [w.to_dict() for w in self.expired],
             "stale": [w.to_dict() for w in self.stale],
         }
@@ -185,7 +208,7 @@ class Gate:
 def gate(result: RunResult, waivers: list[Waiver], today: date, file: str = FILE_NAME) -> Gate:
     active = [w for w in waivers if not w.expired(today)]
     expired = [w for w in waivers if w.expired(today)]
-    groups: dict[tuple[str, Signature, int], dict[str, Any]] = {}
+    groups: dict[tuple[str, Signature, int], Waived] = {}
     cleared = []  # violated clauses whose every finding is waived
     for clause in result.clauses:
         if clause.outcome != VIOLATED:
@@ -194,7 +217,7 @@ def gate(result: RunResult, waivers: list[Waiver], today: date, file: str = FILE
         for fid, finding in clause.numbered():
             waiver = next((w for w in active if w.matches(clause.id, finding)), None)
             if waiver is not None:
-                _group(groups, clause.id, finding.signature(), waiver)["findings"].append(fid)
+                _group(groups, clause.id, finding.signature(), waiver).findings.append(fid)
                 waived += 1
         if clause.findings and waived == len(clause.findings):
             cleared.append(clause.id)
@@ -205,11 +228,11 @@ def gate(result: RunResult, waivers: list[Waiver], today: date, file: str = FILE
 
 
 def _group(
-    groups: dict[tuple[str, Signature, int], dict[str, Any]], clause: str, signature: Signature, waiver: Waiver
-) -> dict[str, Any]:
+    groups: dict[tuple[str, Signature, int], Waived], clause: str, signature: Signature, waiver: Waiver
+) -> Waived:
     key = (clause, signature, waiver.number)
     if key not in groups:
-        groups[key] = {"clause": clause, "signature": signature.to_dict(), "findings": [], "waiver": waiver.to_dict()}
+        groups[key] = Waived(clause_id(clause), signature, waiver)
     return groups[key]
 
 

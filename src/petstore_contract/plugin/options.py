@@ -7,139 +7,120 @@ import itertools
 import os
 import shlex
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from petstore_contract.defaults import (
+    DEFAULT_CIRCUIT_BREAKER,
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_SEED,
     DEFAULT_TIMEOUT,
-    DEFAULT_TRIP_AFTER,
 )
 
-# The plugin's options, as data: (flags, dest, argparse keywords).
-OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
-    (
+
+@dataclass(frozen=True)
+class Option:
+    """One option of the plugin: its flag and argparse's keywords.  Its dest is its name (``dest_of``), as
+    pytest derives it: ``--contract-circuit-breaker`` is ``option.contract_circuit_breaker``."""
+
+    flag: str
+    help: str
+    metavar: str | None = None
+    action: str | None = None  # "store_true": a switch
+    type: Callable[[str], int | float] | None = None
+    default: str | int | float | None = None
+
+    def keywords(self) -> dict[str, object]:
+        """The keywords of ``parser.addoption`` (those given)."""
+        given = {"metavar": self.metavar, "action": self.action, "type": self.type, "default": self.default}
+        return {"help": self.help, **{name: value for name, value in given.items() if value is not None}}
+
+
+# The plugin's options, as data.
+OPTIONS: tuple[Option, ...] = (
+    Option(
         "--contract-target",
-        "petstore_target",
-        {"metavar": "NAME", "help": "a named target of pyproject.toml ([tool.petstore_contract.targets.NAME])"},
+        metavar="NAME",
+        help="a named target of pyproject.toml ([tool.petstore_contract.targets.NAME])",
     ),
-    ("--contract-read-only", "petstore_read_only", {"action": "store_true", "help": "send no POST"}),
-    (
-        "--contract-allow-writes",
-        "petstore_allow_writes",
-        {"action": "store_true", "help": "let a read-only target be written"},
-    ),
-    (
+    Option("--contract-read-only", action="store_true", help="send no POST"),
+    Option("--contract-allow-writes", action="store_true", help="let a read-only target be written"),
+    Option(
         "--contract-profile",
-        "petstore_profile",
-        {
-            "default": "default",
-            "help": "depth of the generated tests: quick, default (CI gate) or deep (nightly)",
-        },
+        default="default",
+        help="depth of the generated tests: quick, default (CI gate) or deep (nightly)",
     ),
-    (
-        "--contract-seed",
-        "petstore_seed",
-        {"type": int, "default": DEFAULT_SEED, "help": "seed of the generated tests"},
-    ),
-    (
+    Option("--contract-seed", type=int, default=DEFAULT_SEED, help="seed of the generated tests"),
+    Option(
         "--contract-request-timeout",
-        "petstore_timeout",
-        {
-            "type": float,
-            "default": DEFAULT_TIMEOUT,
-            "metavar": "SECONDS",
-            "help": "seconds to wait for a connection or the next bytes",
-        },
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds to wait for a connection or the next bytes",
     ),
-    (
+    Option(
         "--contract-concurrency",
-        "petstore_concurrency",
-        {
-            "type": int,
-            "default": DEFAULT_CONCURRENCY,
-            "metavar": "N",
-            "help": f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)",
-        },
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"independent requests in flight at once (default {DEFAULT_CONCURRENCY}; 1: one at a time)",
     ),
-    (
+    Option(
         "--contract-child-processes",
-        "petstore_child_processes",
-        {
-            "default": "auto",
-            "metavar": "auto|none",
-            "help": "deprecated, changes nothing: the run starts no child processes of its own",
-        },
+        default="auto",
+        metavar="auto|none",
+        help="deprecated, changes nothing: the run starts no child processes of its own",
     ),
-    (
-        "--contract-ca-bundle",
-        "petstore_ca_bundle",
-        {"metavar": "FILE", "help": "CA bundle to verify the target's TLS certificate"},
-    ),
-    (
-        "--contract-client-cert",
-        "petstore_client_cert",
-        {"metavar": "FILE", "help": "client certificate (PEM) for mutual TLS"},
-    ),
-    ("--contract-client-key", "petstore_client_key", {"metavar": "FILE", "help": "the client certificate's key (PEM)"}),
-    (
+    Option("--contract-ca-bundle", metavar="FILE", help="CA bundle to verify the target's TLS certificate"),
+    Option("--contract-client-cert", metavar="FILE", help="client certificate (PEM) for mutual TLS"),
+    Option("--contract-client-key", metavar="FILE", help="the client certificate's key (PEM)"),
+    Option(
         "--contract-no-proxy-env",
-        "petstore_no_proxy_env",
-        {"action": "store_true", "help": "ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (used for non-loopback targets)"},
+        action="store_true",
+        help="ignore HTTPS_PROXY/HTTP_PROXY/NO_PROXY (used for non-loopback targets)",
     ),
-    (
+    Option(
         "--contract-report-dir",
-        "petstore_report_dir",
-        {"metavar": "DIR", "help": "where report.html, summary.md, summary.json go (default ./reports)"},
+        metavar="DIR",
+        help="where report.html, summary.md, summary.json go (default ./reports)",
     ),
-    (
+    Option(
         "--contract-run-budget",
-        "petstore_run_budget",
-        {
-            "type": float,
-            "metavar": "SECONDS",
-            "help": "seconds for the whole run; once spent, nothing more is sent and the run is inconclusive",
-        },
+        type=float,
+        metavar="SECONDS",
+        help="seconds for the whole run; once spent, nothing more is sent and the run is inconclusive",
     ),
-    (
+    Option(
         "--contract-max-body-bytes",
-        "petstore_max_body",
-        {
-            "type": int,
-            "default": DEFAULT_MAX_BODY_BYTES,
-            "metavar": "BYTES",
-            "help": "read at most this much of an answer",
-        },
+        type=int,
+        default=DEFAULT_MAX_BODY_BYTES,
+        metavar="BYTES",
+        help="read at most this much of an answer",
     ),
-    (
+    Option(
         "--contract-circuit-breaker",
-        "petstore_trip_after",
-        {
-            "type": int,
-            "default": DEFAULT_TRIP_AFTER,
-            "metavar": "N",
-            "help": "send nothing after N requests in a row got no answer",
-        },
+        type=int,
+        default=DEFAULT_CIRCUIT_BREAKER,
+        metavar="N",
+        help="send nothing after N requests in a row got no answer",
     ),
-    (
+    Option(
         "--contract-waivers",
-        "petstore_waivers",
-        {"metavar": "FILE", "help": "waivers to apply to the exit code (default: waivers.toml in the project root)"},
+        metavar="FILE",
+        help="waivers to apply to the exit code (default: waivers.toml in the project root)",
     ),
-    (
-        "--contract-record",
-        "petstore_record",
-        {"metavar": "DIR", "help": "keep every request and answer of the run in DIR (for exchanges.har)"},
+    Option(
+        "--contract-record", metavar="DIR", help="keep every request and answer of the run in DIR (for exchanges.har)"
     ),
-    (
+    Option(
         "--contract-certify",
-        "petstore_certify",
-        {"action": "store_true", "help": "a certification run (petstore-contract certify): the full suite, no waivers"},
+        action="store_true",
+        help="a certification run (petstore-contract certify): the full suite, no waivers",
     ),
 )
 
@@ -156,14 +137,20 @@ RETIRED: dict[str, str] = {
     "--contract-child-processes": "the run starts no child processes of its own",
 }
 
+
+def dest_of(flag: str) -> str:
+    """Its attribute on ``config.option``: its name, as pytest derives it (``--contract-x-y``: ``contract_x_y``)."""
+    return flag.removeprefix("--").replace("-", "_")
+
+
 # dest -> the option's name, for messages
-FLAG: dict[str, str] = {dest: flag for flag, dest, _ in OPTIONS}
+FLAG: dict[str, str] = {dest_of(option.flag): option.flag for option in OPTIONS}
 
 
 def add_to(parser: pytest.Parser) -> None:
     group = parser.getgroup("petstore", "Pet Store contract suite")
-    for flag, dest, keywords in OPTIONS:
-        group.addoption(flag, dest=dest, **keywords)
+    for option in OPTIONS:
+        group.addoption(option.flag, dest=dest_of(option.flag), **option.keywords())
 
 
 def unknown_option_line(parser: pytest.Parser, args: Sequence[str]) -> str:
@@ -199,13 +186,13 @@ def suite_help() -> str:
     """The suite's options, for the top of ``petstore-contract --help`` (pytest lists them among its own)."""
     rows = [("PETSTORE_API_KEY", "the API key, from the environment only (never the command line)")]
     rows.append(("--base-url URL", "the deployment to judge, ending in /v1 (none: the embedded reference)"))
-    for flag, _, keywords in OPTIONS:
-        if flag in RETIRED or flag == "--contract-certify":
+    for option in OPTIONS:
+        if option.flag in RETIRED or option.flag == "--contract-certify":
             continue
-        metavar = keywords.get("metavar") or ("" if keywords.get("action") else flag.removeprefix(PREFIX).upper())
-        default = keywords.get("default")
-        shown = f" (default {default})" if default not in (None, False) and "default" not in keywords["help"] else ""
-        rows.append((f"{flag} {metavar}".strip(), keywords["help"] + shown))
+        metavar = option.metavar or ("" if option.action else option.flag.removeprefix(PREFIX).upper())
+        default = option.default
+        shown = f" (default {default})" if default not in (None, False) and "default" not in option.help else ""
+        rows.append((f"{option.flag} {metavar}".strip(), option.help + shown))
     width = max(len(name) for name, _ in rows) + 2
     return "\n".join(f"  {name.ljust(width)}{text}" for name, text in rows)
 
@@ -292,25 +279,25 @@ def check(option: Any) -> None:
     # Options with a closed set of values; checked here rather than by argparse's ``choices``, whose
     # error is a usage screen, not one line.
     choices = (
-        ("petstore_profile", tuple(profiles.PROFILES)),
-        ("petstore_child_processes", ("auto", "none")),  # retired: a value it never took is still an error
+        ("contract_profile", tuple(profiles.PROFILES)),
+        ("contract_child_processes", ("auto", "none")),  # retired: a value it never took is still an error
     )
     for dest, allowed in choices:
         if getattr(option, dest) not in allowed:
             raise pytest.UsageError(f"{FLAG[dest]} must be one of {', '.join(allowed)}, got {getattr(option, dest)!r}")
-    for dest in ("petstore_timeout", "petstore_run_budget"):
+    for dest in ("contract_request_timeout", "contract_run_budget"):
         value = getattr(option, dest)
         if value is not None and not value > 0:
             raise pytest.UsageError(f"{FLAG[dest]} must be a positive number of seconds, got {value}")
-    for dest, least in (("petstore_max_body", 1), ("petstore_trip_after", 0), ("petstore_concurrency", 1)):
+    for dest, least in (("contract_max_body_bytes", 1), ("contract_circuit_breaker", 0), ("contract_concurrency", 1)):
         value = getattr(option, dest)
         if value < least:
             raise pytest.UsageError(f"{FLAG[dest]} must be at least {least}, got {value}")
-    if option.petstore_concurrency > 64:
-        raise pytest.UsageError(f"{FLAG['petstore_concurrency']} must be at most 64, got {option.petstore_concurrency}")
-    if bool(option.petstore_client_cert) != bool(option.petstore_client_key) and option.petstore_client_key:
-        raise pytest.UsageError(f"{FLAG['petstore_client_key']} needs {FLAG['petstore_client_cert']}")
-    for dest in ("petstore_client_cert", "petstore_client_key", "petstore_ca_bundle"):
+    if option.contract_concurrency > 64:
+        raise pytest.UsageError(f"{FLAG['contract_concurrency']} must be at most 64, got {option.contract_concurrency}")
+    if bool(option.contract_client_cert) != bool(option.contract_client_key) and option.contract_client_key:
+        raise pytest.UsageError(f"{FLAG['contract_client_key']} needs {FLAG['contract_client_cert']}")
+    for dest in ("contract_client_cert", "contract_client_key", "contract_ca_bundle"):
         path = getattr(option, dest)
         if path and not Path(path).is_file():
             raise pytest.UsageError(f"{FLAG[dest]}: no such file: {path}")
@@ -328,12 +315,12 @@ def path_taken_for_tests(config: pytest.Config) -> str:
     if config.inipath is not None:
         return ""
     args = [str(arg) for arg in config.invocation_params.args]
-    for flag, _, keywords in OPTIONS:
-        if keywords.get("metavar") not in ("FILE", "DIR"):
+    for option in OPTIONS:
+        if option.metavar not in ("FILE", "DIR"):
             continue
         for name, value in itertools.pairwise(args):
             path = Path(config.invocation_params.dir, value)
-            if name == flag and path.exists():  # rooted at it, or at a folder above it and the checkout
+            if name == option.flag and path.exists():  # rooted at it, or at a folder above it and the checkout
                 return (
                     f"pytest took {value} (the value of {name}) for a test path and rooted the session at "
                     f"{config.rootpath}: write {name}={value}"

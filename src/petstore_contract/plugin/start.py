@@ -41,7 +41,7 @@ def contract_run(config: pytest.Config) -> None:
     # Before anything starts (the embedded reference): a malformed waivers file is a usage error.
     in_charge = not hasattr(config, "workerinput")
     option = config.option
-    refused = certify.refusal(option, config.args) if in_charge and option.petstore_certify else ""
+    refused = certify.refusal(option, config.args) if in_charge and option.contract_certify else ""
     if refused:
         raise pytest.UsageError(refused)
     unwritable = outputs.unwritable(config) if in_charge else ""
@@ -49,7 +49,7 @@ def contract_run(config: pytest.Config) -> None:
         raise pytest.UsageError(unwritable)
     try:
         waived = (
-            waivers.for_run(option.petstore_waivers, config.rootpath, option.petstore_certify) if in_charge else None
+            waivers.for_run(option.contract_waivers, config.rootpath, option.contract_certify) if in_charge else None
         )
     except waivers.WaiverError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -177,40 +177,40 @@ def _settings(config: pytest.Config) -> tuple[RunSettings, str, Any]:
         target = resolve(
             base_url=given,
             foreign=foreign,
-            target_name=option.petstore_target,
-            read_only=option.petstore_read_only,
-            allow_writes=option.petstore_allow_writes,
+            target_name=option.contract_target,
+            read_only=option.contract_read_only,
+            allow_writes=option.contract_allow_writes,
             pyproject=config.rootpath / "pyproject.toml",
         )
     except TargetConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if option.petstore_certify and (target.read_only if target is not None else option.petstore_read_only):
+    if option.contract_certify and (target.read_only if target is not None else option.contract_read_only):
         raise pytest.UsageError(certify.READ_ONLY_REFUSED)
     embedded = None
     if target is None:
-        target, embedded = _start_embedded(option.petstore_read_only)
-    budget = option.petstore_run_budget
+        target, embedded = _start_embedded(option.contract_read_only)
+    budget = option.contract_run_budget
     shared = tempfile.mkdtemp(prefix="petstore-run-")
     settings = RunSettings(
         target_name=target.name,
         base_url=target.base_url,
         key_env=target.key_env,
         read_only=target.read_only,
-        profile=option.petstore_profile,
-        seed=option.petstore_seed,
+        profile=option.contract_profile,
+        seed=option.contract_seed,
         run_id=secrets.token_hex(3),
-        timeout=option.petstore_timeout,
-        max_body_bytes=option.petstore_max_body,
-        trip_after=option.petstore_trip_after,
+        timeout=option.contract_request_timeout,
+        max_body_bytes=option.contract_max_body_bytes,
+        circuit_breaker=option.contract_circuit_breaker,
         budget=budget,
         deadline=time.time() + budget if budget else None,
-        concurrency=option.petstore_concurrency,
-        verify=option.petstore_ca_bundle or True,
-        client_cert=option.petstore_client_cert,
-        client_key=option.petstore_client_key,
-        use_proxy_env=not option.petstore_no_proxy_env,
+        concurrency=option.contract_concurrency,
+        verify=option.contract_ca_bundle or True,
+        client_cert=option.contract_client_cert,
+        client_key=option.contract_client_key,
+        use_proxy_env=not option.contract_no_proxy_env,
         shared_dir=shared,
-        record_dir=str(Path(option.petstore_record).resolve()) if option.petstore_record else "",
+        record_dir=str(Path(option.contract_record).resolve()) if option.contract_record else "",
     )
     return settings, target.api_key, embedded
 

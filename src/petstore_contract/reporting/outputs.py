@@ -17,7 +17,7 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
 def report_dir(config: pytest.Config) -> Path:
-    chosen = config.option.petstore_report_dir
+    chosen = config.option.contract_report_dir
     return Path(chosen) if chosen else Path.cwd() / "reports"
 
 

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 from petstore_contract import __version__
 from petstore_contract.core import replay
 from petstore_contract.core.redaction import KeyFragments, Redactor
+from petstore_contract.defaults import DEFAULT_CIRCUIT_BREAKER, DEFAULT_MAX_BODY_BYTES
 from petstore_contract.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
-from petstore_contract.defaults import DEFAULT_MAX_BODY_BYTES, DEFAULT_TRIP_AFTER
 from petstore_contract.defaults import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.interface.spec import spec_checksum
@@ -65,7 +65,7 @@ class RunSettings:
     run_id: str = ""
     timeout: float = DEFAULT_TIMEOUT
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    trip_after: int = DEFAULT_TRIP_AFTER
+    circuit_breaker: int = DEFAULT_CIRCUIT_BREAKER
     budget: float | None = None
     deadline: float | None = None
     concurrency: int = DEFAULT_CONCURRENCY

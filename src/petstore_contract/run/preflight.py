@@ -65,7 +65,7 @@ def check(api: Api, *, key_env: str, read_only: bool, new_pet: Callable[[], Json
 def _unreachable(api: Api, problem: TargetProblem) -> str:
     """The first request got no answer: asked again until the breaker opens (or an answer comes)."""
     guard = api.transport.guard
-    for _ in range(max(0, guard.trip_after - 1)):
+    for _ in range(max(0, guard.circuit_breaker - 1)):
         if guard.breaker_open() or guard.stopped():
             break
         try:

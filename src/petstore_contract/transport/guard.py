@@ -104,12 +104,12 @@ class RunGuard:
         *,
         deadline: float | None = None,
         budget: float | None = None,
-        trip_after: int = 3,
+        circuit_breaker: int = 3,
         shared_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.deadline = deadline
         self.budget = budget
-        self.trip_after = trip_after
+        self.circuit_breaker = circuit_breaker
         self.shared_dir = Path(shared_dir) if shared_dir is not None else None
         self._lock = threading.Lock()
         self._streak = 0
@@ -130,7 +130,7 @@ class RunGuard:
         return cls(
             deadline=options.deadline,
             budget=options.budget,
-            trip_after=options.trip_after,
+            circuit_breaker=options.circuit_breaker,
             shared_dir=options.shared_dir,
         )
 
@@ -212,7 +212,7 @@ class RunGuard:
             raise TargetProblem(problem, kind=TARGET)
 
     def failed(self, cause: str) -> None:
-        """Count a request that got no answer; ``trip_after`` in a row open the breaker.
+        """Count a request that got no answer; ``circuit_breaker`` of them in a row open the breaker.
 
         A request cut short because the budget ran out (or the run was stopped) says nothing about the
         target: it is counted as unanswered but does not feed the breaker.
@@ -223,7 +223,7 @@ class RunGuard:
             if self.budget_spent() or self._open is not None or self._stopped is not None:
                 return
             self._streak += 1
-            if not self.trip_after or self._streak < self.trip_after:
+            if not self.circuit_breaker or self._streak < self.circuit_breaker:
                 return
             self._open = (
                 f"target unusable: {self._streak} requests in a row got no answer (last: {cause}); "

@@ -6,7 +6,12 @@ import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from petstore_contract.defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT, DEFAULT_TRIP_AFTER
+from petstore_contract.defaults import (
+    DEFAULT_CIRCUIT_BREAKER,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_TIMEOUT,
+)
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,7 @@ class TransportOptions:
     client_key: str | None = None
     use_proxy_env: bool = True  # HTTPS_PROXY/HTTP_PROXY/NO_PROXY, never for a loopback target
     concurrency: int = DEFAULT_CONCURRENCY  # threads of ``Transport.map`` and connections per origin
-    trip_after: int = DEFAULT_TRIP_AFTER  # requests in a row without answer that open the breaker; 0: never
+    circuit_breaker: int = DEFAULT_CIRCUIT_BREAKER  # requests in a row without answer that open the breaker; 0: never
     deadline: float | None = None  # epoch seconds (time.time()) at which the run budget is spent
     budget: float | None = None  # the budget in seconds, for messages
     max_redirects: int = 3
