@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from petstore_contract.core.records import (
     BLOCKING,
@@ -39,6 +40,7 @@ from petstore_contract.core.records import (
     cut,
 )
 from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
 from petstore_contract.reporting.facts import COUNTED_FACTS, FACT_LABELS
 
 # The findings' order and folding live in ``findings``; every output reads them through this module.
@@ -96,9 +98,9 @@ NAMES_SHOWN = 5
 # -- facts --------------------------------------------------------------------------------------
 
 
-def public_facts(facts: dict[str, Any]) -> dict[str, Any]:
+def public_facts(facts: Mapping[str, JsonValue]) -> JsonObject:
     """The run's facts with secret-named values hidden and URL userinfo removed (never the key)."""
-    shown: dict[str, Any] = {}
+    shown: JsonObject = {}
     for name, value in facts.items():
         if SECRET_NAME.search(name) and name != "key_env":  # key_env names a variable, never holds a key
             shown[name] = HIDDEN
@@ -109,12 +111,12 @@ def public_facts(facts: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def fact_text(name: str, value: Any, limit: int = FACT_LIMIT) -> str:
+def fact_text(name: str, value: JsonLike, limit: int = FACT_LIMIT) -> str:
     """One fact as a person reads it, cut to ``limit`` characters (the replay command to more)."""
     return cut(_fact_text(name, value), REPLAY_LIMIT if name == "replay" else limit)
 
 
-def _fact_text(name: str, value: Any) -> str:
+def _fact_text(name: str, value: JsonLike) -> str:
     if value is None or value == "":
         return "-"
     if name.endswith("_s") and isinstance(value, int | float) and not isinstance(value, bool):
@@ -334,32 +336,68 @@ def coverage_line(result: RunResult) -> str:
     return line
 
 
-def waiver_text(waiver: dict[str, Any]) -> str:
-    """A waiver in one line: what it names, its owner and expiry, its reason."""
-    signature = waiver.get("signature")
-    what = " · ".join(signature.values()) if signature else waiver["clause"]
-    return (
-        f"waiver {waiver['number']} ({what}; owner {waiver['owner']}; expires {waiver['expires']}): {waiver['reason']}"
+@dataclass(frozen=True)
+class WaivedEntry:
+    """One waived signature of a violated clause: what it names, how many findings, by which waiver."""
+
+    clause: str
+    operation: str  # "" for a signature without one
+    expectation: str
+    findings: int
+    waiver: str  # the waiver in one line (``waiver_text``)
+
+
+def waiver_text(waiver: JsonLike) -> str:
+    """A waiver (``Waiver.to_dict``) in one line: what it names, its owner and expiry, its reason."""
+    signature = _field(waiver, "signature")
+    if isinstance(signature, Mapping) and signature:
+        what = " · ".join(str(value) for value in signature.values())
+    else:
+        what = f"{_field(waiver, 'clause')}"
+    number, owner, expires = _field(waiver, "number"), _field(waiver, "owner"), _field(waiver, "expires")
+    return f"waiver {number} ({what}; owner {owner}; expires {expires}): {_field(waiver, 'reason')}"
+
+
+def waived_entries(result: RunResult) -> list[WaivedEntry]:
+    """The gate's waived signatures (none without a waivers file), read from ``Gate.to_dict``."""
+    entries = _field(result.gate, "waived")
+    return [_waived_entry(entry) for entry in entries] if isinstance(entries, list) else []
+
+
+def _waived_entry(entry: JsonLike) -> WaivedEntry:
+    signature = _field(entry, "signature")
+    operation, findings = _field(signature, "operation"), _field(entry, "findings")
+    return WaivedEntry(
+        clause=f"{_field(entry, 'clause')}",
+        operation=operation if isinstance(operation, str) else "",
+        expectation=f"{_field(signature, 'expectation')}",
+        findings=len(findings) if isinstance(findings, list) else 0,
+        waiver=waiver_text(_field(entry, "waiver")),
     )
+
+
+def _field(data: JsonLike, name: str) -> JsonLike:
+    """``data[name]`` of a JSON object, None for anything else."""
+    return data.get(name) if isinstance(data, Mapping) else None
 
 
 def waived_lines(result: RunResult) -> list[str]:
     """One line per waived signature, expired waiver and stale waiver (none without a waivers file)."""
-    gate = result.gate or {}
     lines = []
-    for entry in gate.get("waived", ()):
-        count = len(entry["findings"])
-        operation = entry["signature"]["operation"] or "-"
-        what = f"{entry['clause']} ({operation} · {entry['signature']['expectation']})"
-        lines.append(f"waived: {what}, {count} finding{'s' if count != 1 else ''}, by {waiver_text(entry['waiver'])}")
-    lines += [f"EXPIRED {waiver_text(w)}" for w in gate.get("expired", ())]
-    lines += [f"stale (matched no finding): {waiver_text(w)}" for w in gate.get("stale", ())]
+    for entry in waived_entries(result):
+        count = entry.findings
+        operation = entry.operation or "-"
+        what = f"{entry.clause} ({operation} · {entry.expectation})"
+        lines.append(f"waived: {what}, {count} finding{'s' if count != 1 else ''}, by {entry.waiver}")
+    for name, prefix in (("expired", "EXPIRED "), ("stale", "stale (matched no finding): ")):
+        listed = _field(result.gate, name)
+        lines += [prefix + waiver_text(w) for w in listed] if isinstance(listed, list) else []
     return [cut(line, REPLAY_LIMIT) for line in lines]
 
 
-def waived_clauses(result: RunResult) -> dict[str, list[dict[str, Any]]]:
-    """Clause id -> the waived signatures of its findings (each with its waiver and finding ids)."""
-    found: dict[str, list[dict[str, Any]]] = {}
-    for entry in (result.gate or {}).get("waived", ()):
-        found.setdefault(entry["clause"], []).append(entry)
+def waived_clauses(result: RunResult) -> dict[str, list[WaivedEntry]]:
+    """Clause id -> the waived signatures of its findings (each with its waiver and its count of findings)."""
+    found: dict[str, list[WaivedEntry]] = {}
+    for entry in waived_entries(result):
+        found.setdefault(entry.clause, []).append(entry)
     return found
