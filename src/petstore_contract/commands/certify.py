@@ -26,6 +26,7 @@ import pytest
 from petstore_contract import __version__
 from petstore_contract.commands import bundle
 from petstore_contract.core.redaction import KeyFragments, Redactor
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.reporting.readback import SummaryError, load
 from petstore_contract.transport import har
@@ -143,7 +144,7 @@ def _scrubber(key_env: str) -> Callable[[str], str]:
     return lambda text: fragments(redactor.for_exchange(text))
 
 
-def _about(args: argparse.Namespace, started: str, exchanges: int) -> dict[str, Any]:
+def _about(args: argparse.Namespace, started: str, exchanges: int) -> JsonObject:
     return {
         "product": {"name": args.product, "version": args.product_version},
         "python": platform.python_version(),

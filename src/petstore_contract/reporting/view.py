@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from petstore_contract.core.records import (
     BLOCKING,
@@ -49,6 +48,11 @@ from petstore_contract.reporting.findings import Folded as Folded
 from petstore_contract.reporting.findings import fold as fold
 from petstore_contract.reporting.findings import plainness as plainness
 from petstore_contract.reporting.findings import story_order as story_order
+
+# The waivers' outcome as the outputs read it lives in ``waived``.
+from petstore_contract.reporting.waived import WaivedEntry as WaivedEntry
+from petstore_contract.reporting.waived import listed_waivers, waived_entries
+from petstore_contract.reporting.waived import waived_clauses as waived_clauses
 
 VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INCONCLUSIVE: "Inconclusive"}
 OUTCOME_WORDS = {CONFORMS: "conforms", VIOLATED: "violated", UNDECIDED: "undecided", NOT_SELECTED: "not selected"}
@@ -336,51 +340,6 @@ def coverage_line(result: RunResult) -> str:
     return line
 
 
-@dataclass(frozen=True)
-class WaivedEntry:
-    """One waived signature of a violated clause: what it names, how many findings, by which waiver."""
-
-    clause: str
-    operation: str  # "" for a signature without one
-    expectation: str
-    findings: int
-    waiver: str  # the waiver in one line (``waiver_text``)
-
-
-def waiver_text(waiver: JsonLike) -> str:
-    """A waiver (``Waiver.to_dict``) in one line: what it names, its owner and expiry, its reason."""
-    signature = _field(waiver, "signature")
-    if isinstance(signature, Mapping) and signature:
-        what = " · ".join(str(value) for value in signature.values())
-    else:
-        what = f"{_field(waiver, 'clause')}"
-    number, owner, expires = _field(waiver, "number"), _field(waiver, "owner"), _field(waiver, "expires")
-    return f"waiver {number} ({what}; owner {owner}; expires {expires}): {_field(waiver, 'reason')}"
-
-
-def waived_entries(result: RunResult) -> list[WaivedEntry]:
-    """The gate's waived signatures (none without a waivers file), read from ``Gate.to_dict``."""
-    entries = _field(result.gate, "waived")
-    return [_waived_entry(entry) for entry in entries] if isinstance(entries, list) else []
-
-
-def _waived_entry(entry: JsonLike) -> WaivedEntry:
-    signature = _field(entry, "signature")
-    operation, findings = _field(signature, "operation"), _field(entry, "findings")
-    return WaivedEntry(
-        clause=f"{_field(entry, 'clause')}",
-        operation=operation if isinstance(operation, str) else "",
-        expectation=f"{_field(signature, 'expectation')}",
-        findings=len(findings) if isinstance(findings, list) else 0,
-        waiver=waiver_text(_field(entry, "waiver")),
-    )
-
-
-def _field(data: JsonLike, name: str) -> JsonLike:
-    """``data[name]`` of a JSON object, None for anything else."""
-    return data.get(name) if isinstance(data, Mapping) else None
-
-
 def waived_lines(result: RunResult) -> list[str]:
     """One line per waived signature, expired waiver and stale waiver (none without a waivers file)."""
     lines = []
@@ -390,14 +349,5 @@ def waived_lines(result: RunResult) -> list[str]:
         what = f"{entry.clause} ({operation} · {entry.expectation})"
         lines.append(f"waived: {what}, {count} finding{'s' if count != 1 else ''}, by {entry.waiver}")
     for name, prefix in (("expired", "EXPIRED "), ("stale", "stale (matched no finding): ")):
-        listed = _field(result.gate, name)
-        lines += [prefix + waiver_text(w) for w in listed] if isinstance(listed, list) else []
+        lines += [prefix + text for text in listed_waivers(result, name)]
     return [cut(line, REPLAY_LIMIT) for line in lines]
-
-
-def waived_clauses(result: RunResult) -> dict[str, list[WaivedEntry]]:
-    """Clause id -> the waived signatures of its findings (each with its waiver and its count of findings)."""
-    found: dict[str, list[WaivedEntry]] = {}
-    for entry in waived_entries(result):
-        found.setdefault(entry.clause, []).append(entry)
-    return found
