@@ -348,6 +348,6 @@ def waived_lines(result: RunResult) -> list[str]:
         operation = entry.operation or "-"
         what = f"{entry.clause} ({operation} · {entry.expectation})"
         lines.append(f"waived: {what}, {count} finding{'s' if count != 1 else ''}, by {entry.waiver}")
-    for name, prefix in (("expired", "EXPIRED "), ("stale", "stale (matched no finding): ")):
-        lines += [prefix + text for text in listed_waivers(result, name)]
+    lines += [f"EXPIRED {text}" for text in listed_waivers(result, "expired")]
+    lines += [f"stale (matched no finding): {text}" for text in listed_waivers(result, "stale")]
     return [cut(line, REPLAY_LIMIT) for line in lines]
