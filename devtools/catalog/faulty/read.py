@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from devtools.catalog.faulty.registry import fault
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.reference.app import PetStore
 from petstore_contract.reference.rules import DEPRECATION, SUNSET, Rules
 
@@ -115,7 +116,7 @@ class ReadInventsFutureIds(PetStore):
     def not_found(self, raw: str, pet_id: int | None, headers: dict[str, str]) -> Response:
         if pet_id is None or not INT64_MIN <= pet_id <= INT64_MAX or pet_id < self.next_id:
             return super().not_found(raw, pet_id, headers)
-        invented = {"id": pet_id, "name": f"pet-{pet_id}", "categoryId": 1, "status": "available"}
+        invented: JsonObject = {"id": pet_id, "name": f"pet-{pet_id}", "categoryId": 1, "status": "available"}
         return self.json(invented, 200, headers)
 
 

@@ -32,17 +32,18 @@ import json
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import markupsafe  # report.html's escaping (Jinja2's)
 
 from petstore_contract.core import atomic
 from petstore_contract.core.records import CONFORMS, NOT_SELECTED, VIOLATED, ClauseResult, RunResult
 from petstore_contract.interface.clauses import CATCH_ALL, registry
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.judging.verdict import decide
 from petstore_contract.reporting import view
-from petstore_contract.reporting.readback import SummaryError, clause_rows, load
+from petstore_contract.reporting.readback import SummaryError, clause_rows, json_list, json_object, json_text, load
 
 BUNDLE_VERSION = 1
 MANIFEST = "manifest.json"
@@ -75,32 +76,48 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def hashes(directory: Path) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class FileHash:
+    """What the manifest holds of one file of the bundle."""
+
+    sha256: str
+    bytes: int
+
+    def to_dict(self) -> JsonObject:
+        return {"sha256": self.sha256, "bytes": self.bytes}
+
+
+def hashes(directory: Path) -> dict[str, FileHash]:
     """SHA-256 and size of every file of the bundle but the manifest."""
     return {
-        path.name: {"sha256": sha256(path), "bytes": path.stat().st_size}
+        path.name: FileHash(sha256(path), path.stat().st_size)
         for path in sorted(directory.iterdir())
         if path.is_file() and path.name != MANIFEST
     }
 
 
-def manifest(directory: Path, summary: dict[str, Any], about: dict[str, Any]) -> dict[str, Any]:
+def manifest(directory: Path, summary: JsonObject, about: JsonObject) -> JsonObject:
     """The manifest of a bundle whose other files are written: ``about`` adds product, Python, platform..."""
     run = {name: summary.get(name) for name in REPEATED}
-    target = {"name": summary.get("target"), "base_url": summary.get("base_url"), "key_env": summary.get("key_env")}
-    return {"bundle_version": BUNDLE_VERSION, **about, **run, "target": target, "files": hashes(directory)}
+    target: JsonObject = {
+        "name": summary.get("target"),
+        "base_url": summary.get("base_url"),
+        "key_env": summary.get("key_env"),
+    }
+    files: JsonObject = {name: entry.to_dict() for name, entry in hashes(directory).items()}
+    return {"bundle_version": BUNDLE_VERSION, **about, **run, "target": target, "files": files}
 
 
-def write_manifest(directory: Path, data: dict[str, Any], scrub: Callable[[str], str]) -> Path:
+def write_manifest(directory: Path, data: JsonObject, scrub: Callable[[str], str]) -> Path:
     """manifest.json, through the run's redaction (``scrub``) like every string the bundle holds, with the
     SHA-256 of its own other fields (the one file no other hash covers)."""
-    clean: dict[str, Any] = json.loads(scrub(json.dumps(data, ensure_ascii=False)))
+    clean: JsonObject = json.loads(scrub(json.dumps(data, ensure_ascii=False)))
     clean[SELF_HASH] = manifest_hash(clean)
     path = directory / MANIFEST
     return atomic.write_text(path, json.dumps(clean, indent=2, ensure_ascii=False) + "\n")
 
 
-def manifest_hash(manifest: dict[str, Any]) -> str:
+def manifest_hash(manifest: JsonObject) -> str:
     rest = {name: value for name, value in manifest.items() if name != SELF_HASH}
     canonical = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -137,24 +154,27 @@ def verify(directory: Path) -> str:
     return f"verified: {summary['verdict']} ({summary['verdict_line']})"
 
 
-def _manifest(directory: Path) -> dict[str, Any]:
+def _manifest(directory: Path) -> JsonObject:
     path = directory / MANIFEST
     if not path.is_file():
         raise BundleError(f"{MANIFEST} is missing: not a bundle, or its manifest was removed")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: JsonValue = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise BundleError(f"{MANIFEST}: not JSON ({exc})") from None
-    files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, dict) or data.get("bundle_version") != BUNDLE_VERSION:
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("files"), dict)
+        or data.get("bundle_version") != BUNDLE_VERSION
+    ):
         raise BundleError(f"{MANIFEST}: not a manifest of bundle version {BUNDLE_VERSION}")
     if data.get(SELF_HASH) != manifest_hash(data):
         raise BundleError(f"{MANIFEST} was changed after the bundle was made (its {SELF_HASH} does not match)")
     return dict(data)
 
 
-def _check_files(directory: Path, listed: dict[str, Any]) -> None:
-    files: dict[str, Any] = listed["files"]
+def _check_files(directory: Path, listed: JsonObject) -> None:
+    files = json_object(listed["files"])  # an object: ``_manifest`` checked
     for name in REQUIRED:
         if name not in files:
             raise BundleError(f"{MANIFEST} does not list {name}")
@@ -171,7 +191,7 @@ def _check_files(directory: Path, listed: dict[str, Any]) -> None:
         raise BundleError(f"{extra[0]} is not in the manifest (added after the bundle was made)")
 
 
-def _summary(path: Path) -> dict[str, Any]:
+def _summary(path: Path) -> JsonObject:
     try:
         summary = load(path)
     except SummaryError as exc:
@@ -208,16 +228,18 @@ def _check_rows(rows: list[ClauseResult]) -> None:
         raise BundleError(f"{SUMMARY}: clause {missing[0]} is missing")
 
 
-def _check_verdict(summary: dict[str, Any], rows: list[ClauseResult]) -> None:
+def _check_verdict(summary: JsonObject, rows: list[ClauseResult]) -> None:
     """The verdict again, by the suite's own rules, from the rows and the run's recorded problems."""
     facts = {name: value for name, value in summary.items() if name not in NOT_FACTS}
-    result = decide(rows, facts=facts, problems=list(summary["problems"]), records=[], warnings=[])
-    recomputed: dict[str, Any] = {
+    problems = [json_text(problem) for problem in json_list(summary["problems"])]  # strings: the schema's
+    result = decide(rows, facts=facts, problems=problems, records=[], warnings=[])
+    counts: JsonObject = {outcome: count for outcome, count in view.outcome_counts(result).items()}
+    recomputed: JsonObject = {
         "verdict": result.verdict,
         "reason": result.reason,
         "exit_code": result.exit_code,
         "verdict_line": view.verdict_line(result),
-        "clause_counts": view.outcome_counts(result),
+        "clause_counts": counts,
     }
     for name, value in recomputed.items():
         if summary[name] != value:
@@ -225,20 +247,21 @@ def _check_verdict(summary: dict[str, Any], rows: list[ClauseResult]) -> None:
     _check_finding_ids(summary, result)
 
 
-def _check_finding_ids(summary: dict[str, Any], result: RunResult) -> None:
-    for entry, row in zip(summary["clauses"], result.clauses, strict=True):
-        for finding, (fid, _) in zip(entry["findings"], row.numbered(), strict=True):
-            if finding["id"] != fid:
-                raise BundleError(f"{SUMMARY}: finding {finding['id']!r} should be {fid!r}")
+def _check_finding_ids(summary: JsonObject, result: RunResult) -> None:
+    for entry, row in zip(json_list(summary["clauses"]), result.clauses, strict=True):
+        listed = json_list(json_object(entry).get("findings"))
+        for finding, (fid, _) in zip(map(json_object, listed), row.numbered(), strict=True):
+            if finding.get("id") != fid:
+                raise BundleError(f"{SUMMARY}: finding {finding.get('id')!r} should be {fid!r}")
 
 
-def _check_manifest(listed: dict[str, Any], summary: dict[str, Any]) -> None:
+def _check_manifest(listed: JsonObject, summary: JsonObject) -> None:
     for name in REPEATED:
         if listed.get(name) != summary.get(name):
             raise BundleError(f"{MANIFEST} says {name} {listed.get(name)!r}; {SUMMARY} says {summary.get(name)!r}")
 
 
-def _check_reports(directory: Path, summary: dict[str, Any]) -> None:
+def _check_reports(directory: Path, summary: JsonObject) -> None:
     """report.html and junit.xml tell the verdict summary.json tells."""
     line = summary["verdict_line"]
     page = (directory / "report.html").read_bytes().decode("utf-8", "replace")
@@ -255,7 +278,7 @@ def _check_reports(directory: Path, summary: dict[str, Any]) -> None:
         raise BundleError(f"junit.xml says verdict {said.get('verdict')!r}; {SUMMARY} says {summary['verdict']!r}")
 
 
-def _check_har(path: Path, summary: dict[str, Any], listed: dict[str, Any]) -> None:
+def _check_har(path: Path, summary: JsonObject, listed: JsonObject) -> None:
     try:
         har = json.loads(path.read_text(encoding="utf-8"))
         entries = har["log"]["entries"]

@@ -19,13 +19,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import pytest
 
 from petstore_contract import __version__
 from petstore_contract.commands import bundle
 from petstore_contract.core.redaction import KeyFragments, Redactor
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.interface.spec import suite_dir
 from petstore_contract.reporting.readback import SummaryError, load
 from petstore_contract.transport import har
@@ -33,7 +34,7 @@ from petstore_contract.transport import har
 EXIT_USAGE, EXIT_INTERNAL = 4, 3
 VERDICT_EXITS = (0, 1, 6)
 # What a certification run refuses (the plugin asks ``refusal`` with pytest's options): (asked?, why).
-REFUSES: tuple[tuple[Callable[[Any], Any], str], ...] = (
+REFUSES: tuple[tuple[Callable[[argparse.Namespace], object], str], ...] = (
     (lambda o: o.keyword, "-k: a certification run judges every test"),
     (lambda o: o.markexpr, "-m: a certification run judges every test"),
     (lambda o: o.deselect, "--deselect: a certification run judges every test"),
@@ -52,7 +53,7 @@ READ_ONLY_REFUSED = (
 )
 
 
-def refusal(option: Any, args: list[str]) -> str:
+def refusal(option: argparse.Namespace, args: list[str]) -> str:
     """Why pytest's options make no certification run ("" when they do): the whole suite as shipped."""
     for asked, why in REFUSES:
         if asked(option):
@@ -143,7 +144,7 @@ def _scrubber(key_env: str) -> Callable[[str], str]:
     return lambda text: fragments(redactor.for_exchange(text))
 
 
-def _about(args: argparse.Namespace, started: str, exchanges: int) -> dict[str, Any]:
+def _about(args: argparse.Namespace, started: str, exchanges: int) -> JsonObject:
     return {
         "product": {"name": args.product, "version": args.product_version},
         "python": platform.python_version(),

@@ -20,13 +20,14 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any, NoReturn
+from dataclasses import dataclass, field
+from typing import NoReturn
 
 from petstore_contract.core import atomic
-from petstore_contract.core.records import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED
+from petstore_contract.core.records import CONFORMS, NOT_SELECTED, UNDECIDED, VIOLATED, Signature
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.reporting.markdown import code, text
-from petstore_contract.reporting.readback import SummaryError, load
+from petstore_contract.reporting.readback import SummaryError, json_list, json_object, json_text, load
 
 REGRESSED, FIXED, NEWLY_UNDECIDED, UNCHANGED, CHANGED = "regressed", "fixed", "newly_undecided", "unchanged", "changed"
 ORDER = (REGRESSED, FIXED, NEWLY_UNDECIDED, CHANGED, UNCHANGED)
@@ -42,6 +43,8 @@ DECIDED = (CONFORMS, VIOLATED)
 EXIT_OK, EXIT_REGRESSED, EXIT_BAD_INPUT = 0, 1, 2
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 SHOWN = 10  # signatures listed per clause in Markdown
+# What the comparison repeats of each run's summary.json: the run's identity.
+IDENTITY = ("target", "base_url", "mode", "profile", "seed", "started", "verdict", "verdict_line", "suite_version")
 
 
 @dataclass
@@ -51,14 +54,39 @@ class ClauseChange:
     change: str
     base: str
     new: str
-    new_signatures: list[dict[str, str]] = field(default_factory=list)  # in NEW, not in BASE
-    gone_signatures: list[dict[str, str]] = field(default_factory=list)  # in BASE, not in NEW
+    new_signatures: list[Signature] = field(default_factory=list)  # in NEW, not in BASE
+    gone_signatures: list[Signature] = field(default_factory=list)  # in BASE, not in NEW
+
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {"clause": self.clause, "level": self.level, "change": self.change}
+        data |= {"base": self.base, "new": self.new}
+        data["new_signatures"] = [dict(s.to_dict()) for s in self.new_signatures]
+        data["gone_signatures"] = [dict(s.to_dict()) for s in self.gone_signatures]
+        return data
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """A compared run: its file, then its summary.json's values of ``IDENTITY`` (None where it has none)."""
+
+    file: str
+    values: tuple[JsonValue, ...]
+
+    @classmethod
+    def of(cls, data: JsonObject, file: str) -> RunIdentity:
+        return cls(file, tuple(data.get(key) for key in IDENTITY))
+
+    def get(self, key: str) -> JsonValue:
+        return self.values[IDENTITY.index(key)]
+
+    def to_dict(self) -> JsonObject:
+        return {"file": self.file} | dict(zip(IDENTITY, self.values, strict=True))
 
 
 @dataclass
 class Comparison:
-    base: dict[str, Any]  # the run's identity: file, target, base_url, mode, started, verdict
-    new: dict[str, Any]
+    base: RunIdentity
+    new: RunIdentity
     clauses: list[ClauseChange]
 
     def of(self, change: str) -> list[ClauseChange]:
@@ -81,10 +109,10 @@ class Comparison:
             return f"Regression: {len(blocking)} MUST {clauses} regressed ({ids}); {counts}"
         return f"No regression: {counts}"
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"exit_code": self.exit_code, "headline": self.headline()}
-        data |= {"base": self.base, "new": self.new}
-        data |= {kind: [asdict(c) for c in self.of(kind)] for kind in ORDER}
+    def to_dict(self) -> JsonObject:
+        data: JsonObject = {"exit_code": self.exit_code, "headline": self.headline()}
+        data |= {"base": self.base.to_dict(), "new": self.new.to_dict()}
+        data |= {kind: [c.to_dict() for c in self.of(kind)] for kind in ORDER}
         return data
 
 
@@ -102,40 +130,37 @@ def classify(base: str, new: str, added: bool) -> str:
     return UNCHANGED if base == new else CHANGED
 
 
-def compare(base: dict[str, Any], new: dict[str, Any], names: tuple[str, str] = ("BASE", "NEW")) -> Comparison:
+def compare(base: JsonObject, new: JsonObject, names: tuple[str, str] = ("BASE", "NEW")) -> Comparison:
     before, after = _clauses(base), _clauses(new)
     changes = []
     for cid in list(dict.fromkeys([*before, *after])):
         old_entry, new_entry = before.get(cid), after.get(cid)
         old_sigs, new_sigs = _signatures(old_entry), _signatures(new_entry)
-        old_outcome = old_entry["outcome"] if old_entry else ABSENT
-        new_outcome = new_entry["outcome"] if new_entry else ABSENT
+        old_outcome = json_text(old_entry["outcome"]) if old_entry else ABSENT
+        new_outcome = json_text(new_entry["outcome"]) if new_entry else ABSENT
         added = [s for key, s in new_sigs.items() if key not in old_sigs]
         gone = [s for key, s in old_sigs.items() if key not in new_sigs]
-        level = (new_entry or old_entry or {}).get("level", "MUST")
+        level = json_text((new_entry or old_entry or {}).get("level", "MUST"))
         change = classify(old_outcome, new_outcome, bool(added))
         changes.append(ClauseChange(cid, level, change, old_outcome, new_outcome, added, gone))
-    return Comparison(_identity(base, names[0]), _identity(new, names[1]), changes)
+    return Comparison(RunIdentity.of(base, names[0]), RunIdentity.of(new, names[1]), changes)
 
 
-def _clauses(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {entry["id"]: entry for entry in data["clauses"]}
+def _clauses(data: JsonObject) -> dict[str, JsonObject]:
+    entries = map(json_object, json_list(data["clauses"]))
+    return {json_text(entry["id"]): entry for entry in entries}
 
 
-def _signatures(entry: dict[str, Any] | None) -> dict[tuple[str, ...], dict[str, str]]:
+def _signatures(entry: JsonObject | None) -> dict[Signature, Signature]:
     """The distinct signatures of a clause's findings, in the order first seen."""
     if entry is None or entry["outcome"] != VIOLATED:
         return {}
-    found: dict[tuple[str, ...], dict[str, str]] = {}
-    for finding in entry["findings"]:
-        signature = finding["signature"]
-        found.setdefault((signature["operation"], signature["clause"], signature["expectation"]), signature)
+    found: dict[Signature, Signature] = {}
+    for finding in json_list(entry["findings"]):
+        signature = json_object(json_object(finding)["signature"])
+        parts = (json_text(signature["operation"]), json_text(signature["clause"]), json_text(signature["expectation"]))
+        found.setdefault(Signature(*parts), Signature(*parts))
     return found
-
-
-def _identity(data: dict[str, Any], name: str) -> dict[str, Any]:
-    keys = ("target", "base_url", "mode", "profile", "seed", "started", "verdict", "verdict_line", "suite_version")
-    return {"file": name} | {key: data.get(key) for key in keys}
 
 
 # -- renderings -------------------------------------------------------------------------------------
@@ -150,8 +175,15 @@ def render_markdown(comparison: Comparison) -> str:
     lines = [f"## {icon} Pet Store contract: compare", "", f"**{text(comparison.headline(), 1_000)}**", ""]
     lines += ["| | file | target | mode | started | verdict |", "|---|---|---|---|---|---|"]
     for label, run in (("base", comparison.base), ("new", comparison.new)):
-        cells = [run["file"], f"{run.get('target') or ''} {run.get('base_url') or ''}", run.get("mode"), run["started"]]
-        lines.append(f"| {label} | " + " | ".join(code(str(c or "-"), 120) for c in cells) + f" | {run['verdict']} |")
+        cells = [
+            run.file,
+            f"{run.get('target') or ''} {run.get('base_url') or ''}",
+            run.get("mode"),
+            run.get("started"),
+        ]
+        lines.append(
+            f"| {label} | " + " | ".join(code(str(c or "-"), 120) for c in cells) + f" | {run.get('verdict')} |"
+        )
     lines.append("")
     for kind in ORDER[:-1]:
         changes = comparison.of(kind)
@@ -175,8 +207,8 @@ def _row(change: ClauseChange) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _sig(signature: dict[str, str]) -> str:
-    return code(f"{signature['operation'] or '-'} · {signature['expectation']}", 160)
+def _sig(signature: Signature) -> str:
+    return code(f"{signature.operation or '-'} · {signature.expectation}", 160)
 
 
 RENDERERS: dict[str, Callable[[Comparison], str]] = {"markdown": render_markdown, "json": render_json}

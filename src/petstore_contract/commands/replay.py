@@ -19,16 +19,16 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import requests
 
 from petstore_contract.commands import bundle
 from petstore_contract.core.records import Exchange
 from petstore_contract.core.redaction import KeyFragments, Redactor
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging import checks as rejudge
 from petstore_contract.judging.reask import resend, whole
-from petstore_contract.reporting.readback import findings, load
+from petstore_contract.reporting.readback import findings, json_text, load
 from petstore_contract.run.target import KEY_ENV
 from petstore_contract.transport import Answer, TargetProblem, Transport, TransportOptions, origin
 
@@ -48,7 +48,7 @@ class ReplayError(Exception):
 class Bundled:
     """What the replay takes from the bundle: the finding, its target and where the key comes from."""
 
-    finding: dict[str, Any]
+    finding: JsonObject
     base_url: str
     key_env: str
 
@@ -113,7 +113,7 @@ def _from_bundle(directory: Path, finding_id: str) -> Bundled:
     except bundle.BundleError as exc:
         raise ReplayError(f"{directory} does not verify: {exc}") from None
     summary = load(directory / bundle.SUMMARY)
-    listed = {f["id"]: f for f in findings(summary)}
+    listed = {json_text(f.get("id")): f for f in findings(summary)}
     if finding_id not in listed:
         some = ", ".join(list(listed)[:5]) or "none"
         raise ReplayError(f"no finding {finding_id!r} in {directory} (its findings: {some})")
@@ -122,7 +122,7 @@ def _from_bundle(directory: Path, finding_id: str) -> Bundled:
 
 def _exchange(found: Bundled) -> Exchange:
     recorded = found.finding.get("exchange")
-    if not recorded:
+    if not isinstance(recorded, dict) or not recorded:
         raise ReplayError(f"cannot re-judge {found.finding['id']}: it records no request", EXIT_CANNOT)
     exchange = Exchange.from_dict(recorded)
     if origin(exchange.url) != origin(found.base_url):

@@ -16,6 +16,7 @@ import pytest
 
 from petstore_contract.core.records import CONFORMS, NOT_SELECTED, Exchange, RunResult, TestRecord
 from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.jsontypes import JsonObject
 from petstore_contract.judging import coverage, flicker, ids, reask, tally, waivers
 from petstore_contract.judging.verdict import checked_reasons, clause_results, decide, server_errors_record, void
 from petstore_contract.reporting import outputs
@@ -52,7 +53,7 @@ class Finish:
         if previous is None or previous.outcome in (CONFORMS, NOT_SELECTED):
             self.records[record.nodeid] = record
 
-    def problems(self, exitstatus: int, counters: dict[str, Any]) -> list[str]:
+    def problems(self, exitstatus: int, counters: JsonObject) -> list[str]:
         found = [self.unjudged] if self.unjudged else []
         if self.stopped_by is not None:
             name, selected = self.stopped_by
@@ -90,7 +91,7 @@ class Finish:
         accepted = [r for r in self.records.values() if r.judged.get(CLAUSE_IDS.auth_accepted) == CONFORMS]
         return bool(refused) and not accepted
 
-    def finish(self, exitstatus: int, processes: dict[str, Any]) -> int:
+    def finish(self, exitstatus: int, processes: dict[str, int]) -> int:
         """The verdict, the reports, and the process's exit code (``processes``: how the run was laid out)."""
         if exitstatus in (USAGE_ERROR, INTERNAL_ERROR) or self.config.option.collectonly:
             return exitstatus  # the one-line error is the outcome; no report claims a verdict
@@ -121,7 +122,7 @@ class Finish:
         facts["reasked"] = reasked.sent
         pipeline = self._pipeline()  # the re-asks' answers judged too
         facts["judged"], facts["unanswered"] = pipeline.judged, pipeline.unanswered
-        rows = checked_reasons(clause_results(judged), int(counters.get("unknown_writes") or 0))
+        rows = checked_reasons(clause_results(judged), _count(counters, "unknown_writes"))
         if self.unjudged:
             rows = void(rows, self.unjudged)  # what the pre-flight's answers showed is judged by nothing
         elif self.key_rejected():
@@ -163,20 +164,22 @@ class Finish:
             return f"the configured key was rejected ({self.run.settings.key_env})"
         return ""
 
-    def _recounted(self) -> dict[str, Any]:
+    def _recounted(self) -> JsonObject:
         """The run's counters again, with the re-asks this process sent (and their coverage)."""
         if self.counters_file is not None:
             self.run.guard.write_counters(self.counters_file)
         return self._counters()[0]
 
-    def _counters(self) -> tuple[dict[str, Any], list[Exchange]]:
+    def _counters(self) -> tuple[JsonObject, list[Exchange]]:
         """The run's counters (every process's) and the 5xx answers its processes kept."""
         shared = self.run.settings.shared_dir
         if not shared:
             return self.run.guard.counters(), self.run.guard.server_errors()
-        counters = merge_counters(shared)
+        counters: JsonObject = merge_counters(shared)
         kept = counters.pop(SERVER_ERRORS, None)
-        return counters, [Exchange.from_dict(data) for data in kept] if isinstance(kept, list) else []
+        return counters, [Exchange.from_dict(data) for data in kept if isinstance(data, dict)] if isinstance(
+            kept, list
+        ) else []
 
     def finish_terminal(self) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -188,7 +191,13 @@ class Finish:
             )
 
 
-def _timing(started: float) -> dict[str, Any]:
+def _count(counters: JsonObject, name: str) -> int:
+    """A counter of the run (0 when it has none)."""
+    value = counters.get(name)
+    return value if isinstance(value, int) else 0
+
+
+def _timing(started: float) -> JsonObject:
     finished = time.time()
     return {"started": _iso(started), "finished": _iso(finished), "duration_s": round(finished - started, 2)}
 

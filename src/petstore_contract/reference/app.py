@@ -16,6 +16,7 @@ import json
 import math
 import random
 import time
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -23,9 +24,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from petstore_contract.interface.document import STATUSES
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
 from petstore_contract.reference.rules import INTEGER, BadRequest, Rules, reject_constant
 from petstore_contract.reference.variants import REFERENCE, Variant
 
+Handler = Callable[[Request], Awaitable[Response]]
 MAX_BODY_BYTES = 4_000_000  # a NewPet with a name of a million characters fits (the suite sends one)
 
 
@@ -52,7 +55,7 @@ class PetStore:
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def json(self, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    def json(self, body: JsonLike, status: int = 200, headers: dict[str, str] | None = None) -> Response:
         media = self.media_type(body, status)
         all_headers = {**self.variant.extra_headers, **(headers or {})}
         try:
@@ -63,7 +66,7 @@ class PetStore:
             content = json.dumps(body, allow_nan=False).encode()
         return Response(content, status_code=status, media_type=media, headers=all_headers)
 
-    def media_type(self, body: Any, status: int) -> str:
+    def media_type(self, body: JsonLike, status: int) -> str:
         """The Content-Type of an answer with ``body`` and ``status``: JSON, every one (§1)."""
         return "application/json"
 
@@ -72,7 +75,7 @@ class PetStore:
             code = code.upper()
         return self.json(self.error_body(status, code, message), status, headers)
 
-    def error_body(self, status: int, code: str, message: str) -> dict[str, Any]:
+    def error_body(self, status: int, code: str, message: str) -> JsonObject:
         """An Error (§7): ``code``, ``message`` and ``status``, all required; ``status`` repeats the HTTP status."""
         return {"code": code, "message": message, "status": status}
 
@@ -161,16 +164,17 @@ class PetStore:
 
     # -- POST /pets -------------------------------------------------------------------------
 
-    async def read_body(self, request: Request) -> Any:
+    async def read_body(self, request: Request) -> JsonValue:
         raw = await request.body()
         if len(raw) > MAX_BODY_BYTES:
             raise BadRequest("request body too large")
         if not raw.strip():
             raise BadRequest("request body is empty")
         try:
-            return json.loads(raw, parse_constant=reject_constant)
+            body: JsonValue = json.loads(raw, parse_constant=reject_constant)
         except (ValueError, RecursionError) as exc:
             raise BadRequest("request body is not valid JSON") from exc
+        return body
 
     async def create_pet(self, request: Request) -> Response:
         pet = self.store_pet(self.rules.validate_new_pet(await self.read_body(request)))
@@ -209,7 +213,7 @@ class PetStore:
 
     # -- dispatch ---------------------------------------------------------------------------
 
-    def endpoint(self, operations: dict[str, tuple[str, Any]]) -> Any:
+    def endpoint(self, operations: Mapping[str, tuple[str, Handler]]) -> Handler:
         async def handle(request: Request) -> Response:
             operation, handler = operations[request.method if request.method != "HEAD" else "GET"]
             wait = self.over_rate_limit()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -20,6 +19,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from petstore_contract.reference.app import PetStore
 from petstore_contract.reference.variants import REFERENCE, Variant
@@ -28,11 +28,11 @@ from petstore_contract.reference.variants import REFERENCE, Variant
 class RequestCounter:
     """Counts requests (the self-tests prove read-only runs with it) and adds a variant's latency."""
 
-    def __init__(self, app: Any, store: PetStore) -> None:
+    def __init__(self, app: ASGIApp, store: PetStore) -> None:
         self.app = app
         self.store = store
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             self.store.request_count += 1
             if scope["method"] not in ("GET", "HEAD", "OPTIONS", "TRACE"):  # RFC 9110 §9.2.1: the safe methods

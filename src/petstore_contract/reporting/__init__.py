@@ -8,9 +8,10 @@
 - ``verdict_line(result)``: the one line all of them share.
 
 The other modules: ``view`` (what every output says, computed once), ``findings`` (findings folded and
-ordered: the broken sentence first, its plainest exchange first), ``outputs`` (where reports go),
-``readback`` (a ``summary.json`` read back), ``pytest_html_hooks`` (the contract in pytest-html's
-report, with ``--html``); ``templates/`` and ``summary.schema.json`` beside them.
+ordered: the broken sentence first, its plainest exchange first), ``waived`` (the waivers' outcome as the
+outputs read it), ``outputs`` (where reports go), ``readback`` (a ``summary.json`` read back),
+``pytest_html_hooks`` (the contract in pytest-html's report, with ``--html``); ``templates/`` and
+``summary.schema.json`` beside them.
 
 Imports only go down: record and clauses, never the plugin.
 """

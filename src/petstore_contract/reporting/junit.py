@@ -31,7 +31,6 @@ import io
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 from petstore_contract.core import atomic
 from petstore_contract.core.records import (
@@ -290,5 +289,5 @@ def _suite_properties(suite: ET.Element, result: RunResult) -> None:
         ET.SubElement(properties, "property", name=name, value=value)
 
 
-def _xml_text(value: Any) -> str:
+def _xml_text(value: object) -> str:
     return _NOT_XML.sub("\ufffd", str(value))

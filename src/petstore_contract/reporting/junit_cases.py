@@ -115,7 +115,7 @@ def _findings(row: ClauseResult, key: str) -> list[str]:
 def _fully_waived(result: RunResult) -> set[str]:
     """Violated clauses whose every finding a waiver covers (the gate passes over them)."""
     waived = view.waived_clauses(result).items()
-    counts = {cid: sum(len(entry["findings"]) for entry in entries) for cid, entries in waived}
+    counts = {cid: sum(entry.findings for entry in entries) for cid, entries in waived}
     return {row.id for row in result.clauses if row.findings and counts.get(row.id, 0) >= len(row.findings)}
 
 

@@ -12,7 +12,7 @@ in any byte of the page.  pytest-html inserts these blocks as raw HTML, so every
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
@@ -22,6 +22,7 @@ from pytest_metadata.plugin import metadata_key
 
 from petstore_contract.core.records import CONFORMS, UNDECIDED, VIOLATED, Finding, RunResult, TestRecord, cut
 from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.jsontypes import JsonValue
 from petstore_contract.reporting.view import first_line, story_order, verdict_line, violated_must
 
 FACTS = (  # Environment table row -> the run's fact
@@ -65,7 +66,7 @@ class PytestHtmlContract:
 
     def __init__(
         self,
-        facts: dict[str, Any],
+        facts: Mapping[str, JsonValue],
         redact: Callable[[str], str],
         result: Callable[[], RunResult | None],
         record: Callable[[pytest.TestReport], TestRecord | None],

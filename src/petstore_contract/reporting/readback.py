@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 
 from petstore_contract.core.records import SCHEMA_VERSION, ClauseResult, Finding, Note, Outcome
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.reporting import summary_json
 
 
@@ -21,7 +21,7 @@ class SummaryError(Exception):
     """A summary.json that cannot be used; ``str()`` is one line naming the file and the problem."""
 
 
-def load(path: str | Path) -> dict[str, Any]:
+def load(path: str | Path) -> JsonObject:
     """The summary.json at ``path``, checked against its schema (this suite's version)."""
     file = Path(path)
     try:
@@ -31,7 +31,7 @@ def load(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise SummaryError(f"{file}: cannot be read ({type(exc).__name__})") from None
     try:
-        data = json.loads(text)
+        data: JsonValue = json.loads(text)
     except ValueError as exc:
         raise SummaryError(f"{file}: not JSON ({exc})") from None
     if not isinstance(data, dict):
@@ -49,27 +49,46 @@ def load(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def clause_rows(data: dict[str, Any]) -> list[ClauseResult]:
+def clause_rows(data: JsonObject) -> list[ClauseResult]:
     """The file's clauses as the rows ``verdict.decide`` reads."""
+    return [_clause_row(json_object(entry)) for entry in json_list(data.get("clauses"))]
+
+
+def _clause_row(entry: JsonObject) -> ClauseResult:
+    return ClauseResult(
+        id=json_text(entry.get("id")),
+        section=json_text(entry.get("section")),
+        level=json_text(entry.get("level")),
+        quote=json_text(entry.get("quote")),
+        outcome=Outcome(json_text(entry.get("outcome"))),
+        findings=[Finding.from_dict(json_object(f)) for f in json_list(entry.get("findings"))],
+        notes=[Note.from_dict(json_object(n)) for n in json_list(entry.get("notes"))],
+        tests=[json_text(t) for t in json_list(entry.get("tests"))],
+        needs_complete_view=entry.get("needs_complete_view") is True,
+    )
+
+
+def findings(data: JsonObject) -> list[JsonObject]:
+    """Every finding of the file, as written (with its ``id`` and ``signature``)."""
     return [
-        ClauseResult(
-            id=entry["id"],
-            section=entry["section"],
-            level=entry["level"],
-            quote=entry["quote"],
-            outcome=Outcome(entry["outcome"]),
-            findings=[Finding.from_dict(f) for f in entry["findings"]],
-            notes=[Note.from_dict(n) for n in entry["notes"]],
-            tests=list(entry["tests"]),
-            needs_complete_view=entry["needs_complete_view"],
-        )
-        for entry in data["clauses"]
+        json_object(finding)
+        for clause in json_list(data.get("clauses"))
+        for finding in json_list(json_object(clause).get("findings"))
     ]
 
 
-def findings(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every finding of the file, as written (with its ``id`` and ``signature``)."""
-    return [finding for clause in data["clauses"] for finding in clause["findings"]]
+# A file that ``load`` returned has its schema's shape: these narrow its values for the type checker, and
+# give an empty value where a file of another shape (never one ``load`` passed) has none.
+def json_object(value: JsonValue) -> JsonObject:
+    return value if isinstance(value, dict) else {}
+
+
+def json_list(value: JsonValue) -> list[JsonValue]:
+    return value if isinstance(value, list) else []
+
+
+def json_text(value: JsonValue) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _short(text: str, limit: int = 200) -> str:

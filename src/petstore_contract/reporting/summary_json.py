@@ -11,29 +11,35 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib.resources import files
-from typing import Any
 
-from petstore_contract.core.records import ClauseResult, RunResult
-from petstore_contract.interface.jsontypes import JsonValue
+from petstore_contract.core.records import RunResult
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.reporting import view
 
 SCHEMA_FILE = "summary.schema.json"
 
 
-def document(result: RunResult) -> dict[str, Any]:
-    data = result.to_dict()
+def document(result: RunResult) -> JsonObject:
+    data: JsonObject = result.to_dict()
     data.update(view.public_facts(result.facts))
     data["verdict_line"] = view.verdict_line(result)
-    data["clause_counts"] = {**view.outcome_counts(result)}
-    data["clauses"] = [{**clause.to_dict(result.gate), "folded": _folded(clause)} for clause in result.clauses]
+    data["clause_counts"] = {outcome: count for outcome, count in view.outcome_counts(result).items()}
+    entries = data["clauses"]
+    assert isinstance(entries, list)  # RunResult.to_dict: one object per clause
+    for clause, entry in zip(result.clauses, entries, strict=True):
+        assert isinstance(entry, dict)
+        entry["folded"] = [_folded(f) for f in view.fold(clause.findings)]
     return data
 
 
-def _folded(clause: ClauseResult) -> JsonValue:
-    return [
-        {"expected": f.finding.expected, "observed": f.finding.observed, "count": f.count, "tests": [*f.tests]}
-        for f in view.fold(clause.findings)
-    ]
+def _folded(folded: view.Folded) -> JsonObject:
+    tests: list[JsonValue] = [*folded.tests]
+    return {
+        "expected": folded.finding.expected,
+        "observed": folded.finding.observed,
+        "count": folded.count,
+        "tests": tests,
+    }
 
 
 def render(result: RunResult) -> str:
@@ -41,8 +47,8 @@ def render(result: RunResult) -> str:
 
 
 @cache
-def schema() -> dict[str, Any]:
+def schema() -> JsonObject:
     """The JSON Schema every summary.json validates against."""
     text = files("petstore_contract.reporting").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: JsonObject = json.loads(text)
     return loaded

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from collections.abc import Mapping
 
 from petstore_contract.core.records import (
     BLOCKING,
@@ -39,6 +39,7 @@ from petstore_contract.core.records import (
     cut,
 )
 from petstore_contract.interface.clauses import registry
+from petstore_contract.interface.jsontypes import JsonLike, JsonObject, JsonValue
 from petstore_contract.reporting.facts import COUNTED_FACTS, FACT_LABELS
 
 # The findings' order and folding live in ``findings``; every output reads them through this module.
@@ -47,6 +48,11 @@ from petstore_contract.reporting.findings import Folded as Folded
 from petstore_contract.reporting.findings import fold as fold
 from petstore_contract.reporting.findings import plainness as plainness
 from petstore_contract.reporting.findings import story_order as story_order
+
+# The waivers' outcome as the outputs read it lives in ``waived``.
+from petstore_contract.reporting.waived import WaivedEntry as WaivedEntry
+from petstore_contract.reporting.waived import listed_waivers, waived_entries
+from petstore_contract.reporting.waived import waived_clauses as waived_clauses
 
 VERDICT_WORDS = {CONFORMANT: "Conformant", NOT_CONFORMANT: "Not conformant", INCONCLUSIVE: "Inconclusive"}
 OUTCOME_WORDS = {CONFORMS: "conforms", VIOLATED: "violated", UNDECIDED: "undecided", NOT_SELECTED: "not selected"}
@@ -96,9 +102,9 @@ NAMES_SHOWN = 5
 # -- facts --------------------------------------------------------------------------------------
 
 
-def public_facts(facts: dict[str, Any]) -> dict[str, Any]:
+def public_facts(facts: Mapping[str, JsonValue]) -> JsonObject:
     """The run's facts with secret-named values hidden and URL userinfo removed (never the key)."""
-    shown: dict[str, Any] = {}
+    shown: JsonObject = {}
     for name, value in facts.items():
         if SECRET_NAME.search(name) and name != "key_env":  # key_env names a variable, never holds a key
             shown[name] = HIDDEN
@@ -109,12 +115,12 @@ def public_facts(facts: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def fact_text(name: str, value: Any, limit: int = FACT_LIMIT) -> str:
+def fact_text(name: str, value: JsonLike, limit: int = FACT_LIMIT) -> str:
     """One fact as a person reads it, cut to ``limit`` characters (the replay command to more)."""
     return cut(_fact_text(name, value), REPLAY_LIMIT if name == "replay" else limit)
 
 
-def _fact_text(name: str, value: Any) -> str:
+def _fact_text(name: str, value: JsonLike) -> str:
     if value is None or value == "":
         return "-"
     if name.endswith("_s") and isinstance(value, int | float) and not isinstance(value, bool):
@@ -334,32 +340,14 @@ def coverage_line(result: RunResult) -> str:
     return line
 
 
-def waiver_text(waiver: dict[str, Any]) -> str:
-    """A waiver in one line: what it names, its owner and expiry, its reason."""
-    signature = waiver.get("signature")
-    what = " · ".join(signature.values()) if signature else waiver["clause"]
-    return (
-        f"waiver {waiver['number']} ({what}; owner {waiver['owner']}; expires {waiver['expires']}): {waiver['reason']}"
-    )
-
-
 def waived_lines(result: RunResult) -> list[str]:
     """One line per waived signature, expired waiver and stale waiver (none without a waivers file)."""
-    gate = result.gate or {}
     lines = []
-    for entry in gate.get("waived", ()):
-        count = len(entry["findings"])
-        operation = entry["signature"]["operation"] or "-"
-        what = f"{entry['clause']} ({operation} · {entry['signature']['expectation']})"
-        lines.append(f"waived: {what}, {count} finding{'s' if count != 1 else ''}, by {waiver_text(entry['waiver'])}")
-    lines += [f"EXPIRED {waiver_text(w)}" for w in gate.get("expired", ())]
-    lines += [f"stale (matched no finding): {waiver_text(w)}" for w in gate.get("stale", ())]
+    for entry in waived_entries(result):
+        count = entry.findings
+        operation = entry.operation or "-"
+        what = f"{entry.clause} ({operation} · {entry.expectation})"
+        lines.append(f"waived: {what}, {count} finding{'s' if count != 1 else ''}, by {entry.waiver}")
+    lines += [f"EXPIRED {text}" for text in listed_waivers(result, "expired")]
+    lines += [f"stale (matched no finding): {text}" for text in listed_waivers(result, "stale")]
     return [cut(line, REPLAY_LIMIT) for line in lines]
-
-
-def waived_clauses(result: RunResult) -> dict[str, list[dict[str, Any]]]:
-    """Clause id -> the waived signatures of its findings (each with its waiver and finding ids)."""
-    found: dict[str, list[dict[str, Any]]] = {}
-    for entry in (result.gate or {}).get("waived", ()):
-        found.setdefault(entry["clause"], []).append(entry)
-    return found
