@@ -99,6 +99,7 @@ def assert_key_nowhere(run: SuiteRun) -> None:
 # -- targets that cannot be judged: inconclusive ------------------------------------------------------
 
 
+@pytest.mark.tier_2  # tier 1: test_unusable.py's closed-port row, the same target and end (selftests/tiers.py)
 def test_connection_refused(collected: int) -> None:
     run = suite(f"http://127.0.0.1:{free_port()}/v1")
     assert_ends(run, "inconclusive", r"GET http://127\.0\.0\.1:\d+/v1/pets\S*: connection refused", collected)
@@ -118,9 +119,12 @@ def test_server_that_never_answers(collected: int) -> None:
     [
         (reset_at_once, r": connection reset by the target$"),
         (reset_mid_body, r"connection broke mid-body \("),
-        (
+        # Tier 2: the trickle's line is test_transport.py's (test_trickling_body_meets_the_deadline), and a run
+        # ended by what an answer's body did is the row above's.
+        pytest.param(
             trickle,
             r"answer still arriving after \d+ s \(the limit is 3 x --contract-request-timeout\); stopped reading",
+            marks=pytest.mark.tier_2,
         ),
     ],
     ids=["reset-at-once", "reset-mid-body", "trickle"],
@@ -237,6 +241,7 @@ def test_certificate_of_a_private_ca_passes_with_ca_bundle(
 # -- the whole-run budget -------------------------------------------------------------------------
 
 
+@pytest.mark.tier_2  # tier 1: the budget spent on a good target, below (a slow reference, a smaller budget)
 def test_run_budget_bounds_a_slow_target(collected: int) -> None:
     """Every answer 0.5 s late, within the timeout (the breaker never trips): the run would take minutes;
     the budget ends it."""
