@@ -1,8 +1,8 @@
 """Tier 1's slice of the catalogs (``tiers.py``) keeps covering what the whole catalogs cover.
 
 The slice is derived from the catalogs by a rule, so it grows with them; these tests make sure it can
-never silently lose an area of the document, a catalog's compliant servers or an unjudgeable
-target's tier-1 test, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
+never silently lose an area of the document, a catalog's compliant servers, or the tier-1 test named for
+an area's fault or an unjudgeable target, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
 """
 
 from __future__ import annotations
