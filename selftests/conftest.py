@@ -28,10 +28,11 @@ import blind_scores
 import hosted
 import proof_table
 import tiers
-from blind_scores import BlindScenario, run_blind_catalog
+from blind_scores import BlindScenario
+from blind_scores import run_scenario as run_blind_scenario
 from blind_scores import score_lines as blind_score_lines
 from devtools import undecided
-from devtools.killmatrix import Scenario, render, run_catalog
+from devtools.killmatrix import QUICK, Scenario, render, run_scenario
 from devtools.launcher import SuiteRun
 from loopback import Api, apps_served
 from netpeers import PeerServer
@@ -146,7 +147,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def catalog(pytestconfig: pytest.Config) -> Chunked[Scenario]:
     """The contract suite against every fault, variant and unjudgeable target (each chunk once a process)."""
     todo = tiers.kill_matrix(self_proof(pytestconfig))
-    chunked = Chunked(todo, _chunks(pytestconfig, "kill-matrix"), lambda chosen: run_catalog(chosen, parallel=PARALLEL))
+
+    def run(chosen: list[Scenario]) -> dict[Scenario, SuiteRun]:
+        return hosted.side_by_side(chosen, lambda s: run_scenario(s, QUICK, hosted.run_hosted), PARALLEL)
+
+    chunked = Chunked(todo, _chunks(pytestconfig, "kill-matrix"), run)
     return _catalogs(pytestconfig).setdefault("killmatrix", chunked)
 
 
@@ -154,7 +159,11 @@ def catalog(pytestconfig: pytest.Config) -> Chunked[Scenario]:
 def blind_catalog(pytestconfig: pytest.Config) -> Chunked[BlindScenario]:
     """The contract suite against every server of the blind catalog (each chunk once a process)."""
     todo = tiers.blind(self_proof(pytestconfig))
-    chunked = Chunked(todo, _chunks(pytestconfig, "blind"), lambda chosen: run_blind_catalog(chosen, parallel=PARALLEL))
+
+    def run(chosen: list[BlindScenario]) -> dict[BlindScenario, SuiteRun]:
+        return hosted.side_by_side(chosen, lambda s: run_blind_scenario(s, hosted.run_hosted), PARALLEL)
+
+    chunked = Chunked(todo, _chunks(pytestconfig, "blind"), run)
     return _catalogs(pytestconfig).setdefault("blind", chunked)
 
 

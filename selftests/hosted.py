@@ -16,13 +16,16 @@ loads one as it does in a run of its own.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from devtools.launcher import SuiteRun
 from devtools.suitehost import SuiteHosts
 
 _lock = threading.Lock()
 _hosts: SuiteHosts | None = None
+S = TypeVar("S", bound=Hashable)
 
 
 def run_hosted(base_url: str | None, api_key: str | None, *args: str, **options: Any) -> SuiteRun:
@@ -43,3 +46,10 @@ def close() -> None:
         if _hosts is not None:
             _hosts.close()
             _hosts = None
+
+
+def side_by_side(todo: list[S], run: Callable[[S], SuiteRun], parallel: int) -> dict[S, SuiteRun]:
+    """Each scenario's ``run`` (one that calls ``run_hosted``), ``parallel`` at a time: the catalogs' chunks
+    share this process's hosts, which start once a process (about 3 s of CPU a host), not once a chunk."""
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        return dict(zip(todo, pool.map(run, todo), strict=True))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -61,10 +62,13 @@ def test_smoke_mode_runs_the_suite_once_and_writes_only_where_asked(tmp_path: Pa
 def test_floor_loop_sends_exactly_the_requests_asked_for() -> None:
     key = "bench-smoke-key"
     app = build_app(key)
+    floor_loop = load_bench().floor_loop
     with BackgroundServer(app) as server:
-        seconds = load_bench().floor_loop(server.base_url, key, 25)
+        started = time.monotonic()
+        seconds = floor_loop(server.base_url, key, 25)
+        elapsed = time.monotonic() - started
     assert app.state.store.request_count == 25
-    assert 0 < seconds < 30
+    assert 0 < seconds <= elapsed, (seconds, elapsed)  # the loop's own time, in seconds, whatever the machine
 
 
 def test_floor_loop_refuses_a_wrong_key_and_non_loopback_targets() -> None:

@@ -2,7 +2,7 @@
 
 End to end (quick profile, the whole suite): the reference shows every documented answer; a server
 that answers 400 where the document says 404, on a store too large to see whole, leaves 404 *not
-observed* with why; a read-only run says why no POST answer was observed.  Then the tally's rules on
+observed* with why (a read-only run's why: ``test_read_only.py``, on its run).  Then the tally's rules on
 requests made by hand, and the merge of two processes' tallies (an id handed out in one process and
 read in another).
 """
@@ -61,16 +61,6 @@ def test_a_documented_answer_never_seen_is_not_observed_with_why() -> None:
     assert run.summary["coverage"]["not_observed"] == [line]
     assert f"not observed: {line}"[:200] in run.output
     assert "**Not observed:**" in run.reports["summary.md"] and "not observed</span>" in run.reports["report.html"]
-
-
-def test_a_read_only_run_says_why_no_post_answer_was_observed() -> None:
-    with served() as base_url:
-        run = run_hosted(base_url, KEY, *QUICK, "--contract-read-only", "-m", "not generated", keep=KEEP, timeout=300)
-    found = rows(run)
-    for status in ("201", "400", "401"):
-        assert found[("POST /pets", status)]["why"] == "read-only run: no POST was sent", status
-    read = found[("GET /pets/{petId}", "200")]  # an empty store: nothing to read back
-    assert not read["observed"] and "read.found undecided" in read["why"]
 
 
 # -- the tally's rules, request by request -------------------------------------------------------------

@@ -21,7 +21,8 @@ import pytest
 from blind_scores import BlindScenario, run_blind_catalog
 from blind_scores import scenarios as blind_scenarios
 from devtools.catalog import VARIANTS
-from devtools.killmatrix import Scenario, run_catalog
+from devtools.killmatrix import QUICK, Scenario, run_catalog, run_scenario
+from hosted import run_hosted, side_by_side
 
 # A page cap of C < n shows at most C of n animals to any client (§4.4: no paging beyond limit is shown).
 PAST_THE_CAP = "a page cap below the number of animals the suite creates hides some of them from every page"
@@ -64,7 +65,8 @@ def _empty_variants() -> list[str]:
 
 @pytest.fixture(scope="module")
 def tier_1_runs() -> dict[Scenario, Any]:
-    return run_catalog([Scenario("variant", name) for name in TIER_1], parallel=2)
+    chosen = [Scenario("variant", name) for name in TIER_1]
+    return side_by_side(chosen, lambda scenario: run_scenario(scenario, QUICK, run_hosted), parallel=2)
 
 
 @pytest.mark.parametrize("name", TIER_1)

@@ -84,6 +84,7 @@ def test_read_only_run_sends_no_write(reference: BackgroundServer, writes_tests:
     assert "read.found" in run.clauses("conforms"), "the read tests use an animal the store already lists"
 
 
+@pytest.mark.tier_2  # tier 1: the flag in one process (above), read-only under -n 2 (the production target, below)
 def test_read_only_run_under_xdist_sends_no_write(reference: BackgroundServer, writes_tests: set[str]) -> None:
     before = writes(reference)
     run = run_hosted(reference.base_url, KEY, "--contract-read-only", *XDIST, *QUICK, keep=KEEP, timeout=300)
@@ -136,6 +137,16 @@ def test_an_empty_store_is_never_called_too_large(empty_store_run: tuple[SuiteRu
         if note["kind"] == "store_too_large"
     ]
     assert not too_large, too_large
+
+
+def test_a_read_only_run_says_why_no_post_answer_was_observed(empty_store_run: tuple[SuiteRun, int]) -> None:
+    """Its coverage table (``judging/coverage.py``): each POST answer not observed, with why."""
+    run, _ = empty_store_run
+    found = {(r["operation"], r["status"]): r for r in run.summary["coverage"]["responses"]}
+    for status in ("201", "400", "401"):
+        assert found[("POST /pets", status)]["why"] == "read-only run: no POST was sent", status
+    read = found[("GET /pets/{petId}", "200")]  # an empty store: nothing to read back
+    assert not read["observed"] and "read.found undecided" in read["why"]
 
 
 def test_the_write_counter_sees_a_read_write_run(reference: BackgroundServer) -> None:

@@ -1,8 +1,8 @@
 """Tier 1's slice of the catalogs (``tiers.py``) keeps covering what the whole catalogs cover.
 
 The slice is derived from the catalogs by a rule, so it grows with them; these tests make sure it can
-never silently lose an area of the document, a catalog's compliant servers or an unjudgeable
-target's tier-1 test, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
+never silently lose an area of the document, a catalog's compliant servers, or the tier-1 test named for
+an area's fault or an unjudgeable target, and that it stays a slice (tier 1 has to fit in CI's ten minutes).
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 import test_empty_store
+import test_one_fault
 import tiers
 from blind_scores import ROUNDS, BlindScenario
 from blind_scores import scenarios as blind_scenarios
-from devtools.catalog import FAULTS
+from devtools.catalog import FAULTS, VARIANTS
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, scenarios
 
 HERE = Path(__file__).resolve().parent
@@ -36,10 +37,43 @@ def blind() -> tuple[list[BlindScenario], list[BlindScenario]]:
     return everything, tiers.blind_slice(everything)
 
 
-def test_every_area_a_fault_breaks_has_a_fault_in_the_slice(kill_slice: list[Scenario]) -> None:
-    covered = {tiers.area(FAULTS[s.name].clause) for s in kill_slice if s.kind == "fault"}
-    assert sorted({tiers.area(f.clause) for f in FAULTS.values()} - covered) == []
-    assert {"auth", "list", "create", "read"} <= covered
+def test_every_area_a_fault_breaks_has_a_fault_in_the_slice_or_in_a_tier_1_test_of_its_own(
+    kill_slice: list[Scenario],
+) -> None:
+    in_slice = {tiers.area(FAULTS[s.name].clause) for s in kill_slice if s.kind == "fault"}
+    shown = {tiers.area(FAULTS[name].clause) for name in tiers.FAULTS_SHOWN_BY}
+    assert sorted({tiers.area(f.clause) for f in FAULTS.values()} - in_slice - shown) == []
+    assert {"auth", "list", "create", "read"} <= in_slice | shown
+    # An area shown by its own test is not run again in the slice (but for the generated-only fault).
+    faults = [s for s in kill_slice if s.kind == "fault" and not tiers.generated_only(s)]
+    again = {s.name for s in faults if tiers.area(FAULTS[s.name].clause) in shown}
+    assert again == set(), again
+
+
+def _runs(node_id: str, fault: str) -> str:
+    """Why the tier-1 test ``node_id`` does not run ``fault`` as the kill matrix does ("" when it does)."""
+    if why := _shown(node_id):
+        return why
+    if node_id == tiers.ONE_FAULT:
+        tier_1 = {name for principle in test_one_fault.PRINCIPLES for name in principle.shown_by}
+        return "" if fault in tier_1 else f"{node_id}: {fault} is not one of its tier-1 faults"
+    path = node_id.partition("::")[0]
+    source = (HERE / path).read_text(encoding="utf-8")
+    return "" if f'Scenario("fault", "{fault}")' in source else f"{node_id}: runs no Scenario of {fault}"
+
+
+def test_every_fault_shown_by_its_own_test_is_run_there_in_tier_1() -> None:
+    assert set(tiers.FAULTS_SHOWN_BY) <= set(FAULTS)
+    assert [why for fault, node in tiers.FAULTS_SHOWN_BY.items() if (why := _runs(node, fault))] == []
+    assert _runs(tiers.ONE_FAULT, "auth_403").endswith("not one of its tier-1 faults")  # a tier-2 one
+    assert _runs("test_one_fault.py::test_every_exception_names_a_fault_and_is_documented", "orders_404")
+
+
+def test_the_area_rule_keeps_a_fault_of_every_area_without_a_test_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tiers, "FAULTS_SHOWN_BY", {})
+    chosen = tiers.kill_matrix_slice(scenarios())
+    covered = {tiers.area(FAULTS[s.name].clause) for s in chosen if s.kind == "fault"}
+    assert covered == {tiers.area(f.clause) for f in FAULTS.values()}
 
 
 def test_the_slice_holds_a_fault_only_the_generated_tests_catch(kill_slice: list[Scenario]) -> None:
@@ -60,14 +94,15 @@ def _shown(node_id: str) -> str:
     return ""
 
 
-def test_the_kill_matrix_slice_has_the_reference_on_both_stores_and_other_variants_are_shown_in_tier_1(
+def test_the_kill_matrix_slice_has_the_reference_on_a_crowded_store_and_variants_on_an_empty_one_in_tier_1(
     kill_slice: list[Scenario],
 ) -> None:
     variants = [s for s in kill_slice if s.kind == "variant"]
-    assert {(s.name, s.store) for s in variants} == {("reference", EMPTY), ("reference", CROWDED)}
+    assert {(s.name, s.store) for s in variants} == {("reference", CROWDED)}
     assert _shown(tiers.COMPLIANT_SHOWN_BY) == ""
     others = [name for name in test_empty_store.TIER_1 if name != "reference"]
-    assert others and {Scenario("variant", name) for name in others} <= set(scenarios()), others
+    assert others and {Scenario("variant", name, EMPTY) for name in others} <= set(scenarios()), others
+    assert all(not VARIANTS[name].preload for name in others), "the compliant variants' tier-1 runs: an empty store"
 
 
 def test_every_unjudgeable_target_is_in_the_slice_or_shown_by_tier_1_tests_of_its_own(

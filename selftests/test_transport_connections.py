@@ -169,15 +169,26 @@ def test_a_write_whose_connection_dropped_is_never_sent_again(make_transport) ->
 
 
 def test_map_runs_concurrently_on_bounded_connections(make_transport) -> None:
-    with PeerServer(delay=0.1) as peer:
+    # Requests in flight as the server counts them (each held 0.1 s): side by side, never more than the bound,
+    # whatever the machine's speed.
+    lock, in_flight, most = threading.Lock(), [0], [0]
+
+    def held(seen: Seen) -> Reply:
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.1)
+        with lock:
+            in_flight[0] -= 1
+        return 200, {}, b"[]"
+
+    with PeerServer(held) as peer:
         transport = make_transport(peer.base_url, concurrency=16)
-        started = time.monotonic()
         statuses = transport.map(lambda i: transport.request("GET", f"/pets/{i}").status, range(64))
-        elapsed = time.monotonic() - started
-        reads = peer.connections
+        reads, reads_at_once = peer.connections, most[0]
         writes = transport.map(lambda i: transport.request("POST", "/pets", body=b"{}").status, range(16))
         assert statuses == [200] * 64 and writes == [200] * 16
-        assert 0.4 <= elapsed < 1.5
+        assert 1 < reads_at_once <= 16 and most[0] <= 16, (reads_at_once, most[0])
         # 16 connections for the reads; each write on a new one (``transport/connections.py``), some opened ahead
         # of it (``transport/spares.py``, at most ``MOST`` more than the writes)
         posts = [seen for seen in peer.requests if seen.method == "POST"]
