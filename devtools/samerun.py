@@ -9,19 +9,13 @@ assigned, ports, dates, times, durations and temporary paths are replaced by pla
 ``python -m devtools.samerun compare A B`` prints per target ``same`` or its first differences and exits 1
 on any difference.
 
-Why the suite under test is installed from its wheel by default (``--checkout``, a virtual environment of
-its own): Hypothesis 6.170 draws some strings and numbers from the constants in the source of the process's
-*local* modules (``hypothesis.internal.conjecture.providers._get_local_constants``: every loaded module
-whose file is outside site-packages and the standard library, test folders left out).  An editable install
-is local, so any change of the suite's source (a message, a renamed constant) changes the pool, and the same
-seed draws other generated cases.  Hypothesis has no setting, profile or environment variable that takes
-the draws off that pool (6.170.17: its settings are ``backend``, ``database``, ``deadline``, ``derandomize``,
-``max_examples``, ``phases``, ``print_blob``, ``report_multiple_bugs``, ``stateful_step_count``,
-``suppress_health_check``, ``verbosity``); what it documents is where the code lives: a module in
-site-packages is never local.  Installed from its wheel, the suite adds nothing to the pool, so two commits
-draw the same cases for one seed.  The runs start in an empty folder of their own, so no checkout's
-``conftest.py``, ini file or Hypothesis database takes part.  ``--python`` runs the suite of any interpreter
-instead (an editable one: the manifest says the pool holds its source).
+The suite under test is installed from its wheel (``--checkout``, in a virtual environment of its own) and
+run from an empty folder: Hypothesis 6.170 draws some strings and numbers from the constants of the loaded
+modules outside site-packages (``hypothesis.internal.conjecture.providers._get_local_constants``), so from
+an editable install any change of the suite's source would have the seed draw other cases; no setting,
+profile or environment variable of Hypothesis turns that pool off (docs/self-proof.md, "The same run").
+``--python`` runs the suite an interpreter has installed instead (the manifest says whether Hypothesis'
+pool holds its source).
 """
 
 from __future__ import annotations
@@ -96,7 +90,7 @@ class Tokens:
 
     run_id: str
     assigned: frozenset[int]
-    paths: tuple[tuple[str, str], ...]  # (absolute path, placeholder), the longest first
+    paths: tuple[tuple[str, str], ...]  # (absolute path, placeholder), inner folders first
 
     def scrub(self, text: str) -> str:
         for path, placeholder in self.paths:
@@ -125,8 +119,6 @@ class Recording:
     requests: tuple[str, ...]
     reports: tuple[tuple[str, tuple[str, ...]], ...]
 
-
-# -- the suite under test ----------------------------------------------------------------------------
 
 PROBE = (
     "import importlib.resources, pathlib, petstore_contract, sysconfig\n"
@@ -165,9 +157,6 @@ def installed(checkout: Path) -> Iterator[Suite]:
         yield suite_of(python)
 
 
-# -- one run -----------------------------------------------------------------------------------------
-
-
 def run_target(suite: Suite, target: str, seed: int, profile: str, out: Path) -> Recording:
     """The suite against ``target`` (the embedded reference or a fault of the catalog); its recording."""
     key = "samerun-" + secrets.token_urlsafe(12)
@@ -180,15 +169,13 @@ def run_target(suite: Suite, target: str, seed: int, profile: str, out: Path) ->
             suite.python,
             "-m",
             "pytest",
-            *pytest_args(reports, base_url, (*args, f"--contract-record={record}"), Path(suite.tests)),
+            *pytest_args(reports, base_url, (*args, f"--contract-record={record}")),
         ]
+        command[3] = suite.tests  # the suite under test, not this checkout's tests/
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PETSTORE_", "HYPOTHESIS_"))}
-        env |= {"HYPOTHESIS_STORAGE_DIRECTORY": str(work / "hypothesis")} | (
-            {"PETSTORE_API_KEY": key} if base_url else {}
-        )
-        done = subprocess.run(
-            command, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
-        )
+        env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(work / "hypothesis")  # no example database of an earlier run
+        env |= {"PETSTORE_API_KEY": key} if base_url else {}
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
         (out / "output.txt").write_text(done.stdout + done.stderr, encoding="utf-8")
         summary = _json_file(reports / "summary.json")
         run_id = summary.get("run_id") if isinstance(summary, dict) else None
@@ -290,9 +277,6 @@ def _statistics(encoded: str) -> str:
     return " / ".join(line.strip() for line in text.splitlines() if line.strip() and not TIMED_LINE.search(line))
 
 
-# -- record and compare ------------------------------------------------------------------------------
-
-
 def write(recording: Recording, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / REQUESTS).write_text("".join(line + "\n" for line in recording.requests), encoding="utf-8")
@@ -306,15 +290,13 @@ def read(folder: Path) -> dict[str, Recording]:
         raise UsageError(f"{folder} holds no recording (no {MANIFEST}): make one with `record {folder}`")
     found: dict[str, Recording] = {}
     for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-        requests = (
-            tuple((sub / REQUESTS).read_text(encoding="utf-8").splitlines()) if (sub / REQUESTS).is_file() else ()
-        )
+        requests = _lines(sub / REQUESTS) if (sub / REQUESTS).is_file() else ()
         reports = tuple((name, _lines(sub / name)) for name in REPORTS)
         found[sub.name] = Recording(sub.name, requests, reports)
     return found
 
 
-def _lines(path: Path) -> tuple[str, ...]:
+def _lines(path: Path) -> tuple[str, ...]:  # a report the run did not write is a difference, never an error
     return tuple(path.read_text(encoding="utf-8").splitlines()) if path.is_file() else ("<missing>",)
 
 
@@ -359,12 +341,7 @@ def record(folder: Path, targets: Sequence[str], suite: Suite, seed: int, profil
         write(recording, sub)
         verdict = next((line for line in recording.reports[0][1] if '"verdict_line"' in line), "no summary.json")
         lines.append(f"{target}: {len(recording.requests)} requests, {verdict.strip()}")
-    manifest = {
-        "seed": seed,
-        "profile": profile,
-        "targets": list(targets),
-        "hypothesis_pool_holds_the_suite": suite.local,
-    }
+    manifest = {"seed": seed, "profile": profile, "targets": list(targets), "pool_holds_the_suite": suite.local}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return lines
 
