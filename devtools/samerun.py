@@ -332,7 +332,6 @@ def compare(a: Path, b: Path, out: list[str]) -> int:
 
 
 def record(folder: Path, targets: Sequence[str], suite: Suite, seed: int, profile: str) -> list[str]:
-    folder.mkdir(parents=True, exist_ok=True)
     lines = []
     for target in targets:
         sub = folder / target
@@ -380,13 +379,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = compare(options.a, options.b, out)
         else:
             targets = chosen_targets(options.faults)
-            suite = (
-                contextlib.nullcontext(suite_of(options.python))
-                if options.python
-                else installed(options.checkout.resolve())
-            )
-            with suite as chosen:
-                out = record(options.folder, targets, chosen, options.seed, options.profile)
+            if options.folder.exists() and any(options.folder.iterdir()):  # no target of an older recording
+                raise UsageError(f"{options.folder} is not empty: record into a new folder")
+            options.folder.mkdir(parents=True, exist_ok=True)
+            given = contextlib.nullcontext(suite_of(options.python)) if options.python else None
+            with given or installed(options.checkout.resolve()) as suite:
+                out = record(options.folder, targets, suite, options.seed, options.profile)
             status = 0
     except UsageError as problem:
         print(f"samerun: {problem}", file=sys.stderr)

@@ -141,6 +141,9 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     ]
     assert samerun.main(["compare", str(tmp_path), str(tmp_path)]) == 2
     assert "holds no recording" in capsys.readouterr().err
+    (tmp_path / "old").mkdir()
+    assert samerun.main(["record", str(tmp_path), "--python", sys.executable]) == 2  # no stale target compared
+    assert capsys.readouterr().err == f"samerun: {tmp_path} is not empty: record into a new folder\n"
 
 
 def test_the_default_targets_are_the_reference_and_faults_of_four_clauses() -> None:
