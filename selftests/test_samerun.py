@@ -37,6 +37,10 @@ SCRUBBED = [
     ("/work/checkout/tests/test_list.py", "<checkout>/tests/test_list.py"),
     ("reports in /tmp/petstore-suite-run-x81_q/reports", "reports in <tmp>/reports"),
     ("limit=100 answered 200 with 20 animals", "limit=100 answered 200 with 20 animals"),
+    ('"name": "pc-a1b2c3-auth-93755a"', '"name": "pc-RUN-auth-<hash>"'),
+    ('"name": "pc-a1b2c3-auth-scheme"', '"name": "pc-RUN-auth-scheme"'),
+    ('file="/tmp/v/lib/python3.11/site-packages/schemathesis/x.py"', 'file="<site-packages>/schemathesis/x.py"'),
+    ("t7/v/lib/python3.11/site-packages/petstore_contract/suite/test_list.py::t", "suite/test_list.py::t"),
 ]
 
 
