@@ -52,8 +52,7 @@ REFERENCE_TARGET = "reference"  # the embedded reference (no --base-url)
 REPORTS = ("summary.json", "summary.md", "junit.xml", "report.html")
 REQUESTS, MANIFEST = "requests.txt", "manifest.json"
 RUN_TIMEOUT = 900.0
-SHOWN = 8  # differences printed per file
-LONG_BODY = 2000  # characters of a request body kept as they are; a longer one is kept as its length and hash
+SHOWN, LONG_BODY = 8, 2000  # differences printed per file; characters of a request body kept (a longer: its hash)
 # Timing facts of summary.json: what the machine's speed sets, never the suite's behaviour.
 TIMING_KEYS = frozenset({"started", "finished", "duration_s", "throttle_wait_s", "preflight_ms"})
 # Request headers every request carries as transport sets them (length, the port): not the suite's choice.
@@ -62,6 +61,7 @@ TRANSPORT_HEADERS = frozenset({"content-length", "host"})
 # the run's id after the id; paths only from their start, as a scan from every character of a body is slow).
 SCRUBS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(pc-RUN-[A-Za-z0-9-]*)-\d{1,3}-(\d+)(?![A-Za-z0-9-])"), r"\1-PID-\2"),  # tag-<pid % 1000>-<n>
+    (re.compile(r"pc-(RUN[A-Za-z0-9-]*|[0-9a-f]{0,5})…"), "pc-<cut>…"),  # a name a report cut short
     (re.compile(r"pc-RUN-auth-[0-9a-f]{6}(?![A-Za-z0-9-])"), "pc-RUN-auth-<hash>"),  # hashed with the key
     (re.compile(r"(127\.0\.0\.1|localhost):\d+"), r"\1:PORT"),
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?"), "<date>"),

@@ -39,6 +39,8 @@ SCRUBBED = [
     ("limit=100 answered 200 with 20 animals", "limit=100 answered 200 with 20 animals"),
     ('"name": "pc-a1b2c3-auth-93755a"', '"name": "pc-RUN-auth-<hash>"'),
     ('"name": "pc-a1b2c3-auth-scheme"', '"name": "pc-RUN-auth-scheme"'),
+    ('"name": "pc-a0… (1,734 characters)', '"name": "pc-<cut>… (1,734 characters)'),
+    ('"name": "pc-a1b2c3-fill-59-6… (9 characters)', '"name": "pc-<cut>… (9 characters)'),
     ('file="/tmp/v/lib/python3.11/site-packages/schemathesis/x.py"', 'file="<site-packages>/schemathesis/x.py"'),
     ("t7/v/lib/python3.11/site-packages/petstore_contract/suite/test_list.py::t", "suite/test_list.py::t"),
 ]
