@@ -259,10 +259,8 @@ def _report_lines(path: Path, tokens: Tokens) -> tuple[str, ...]:
     if not path.is_file():
         return ("<missing>",)
     text = path.read_text(encoding="utf-8", errors="replace")
-    if path.name == "summary.json":
-        value: JsonValue = json.loads(text)
-        if isinstance(value, dict):
-            value = {k: v for k, v in value.items() if k not in TIMING_KEYS}
+    if path.name == "summary.json" and isinstance(value := _json_file(path), dict):  # else compared as text
+        value = {k: v for k, v in value.items() if k not in TIMING_KEYS}
         # scrubbed whole first: a header's name and value are two items of a list, a line each once indented
         with contextlib.suppress(ValueError):
             value = json.loads(tokens.scrub(json.dumps(value, sort_keys=True, ensure_ascii=False)))
