@@ -4,6 +4,8 @@
 - ``catalog``: the fault catalog, the compliant variants and the unjudgeable targets, served through the
   reference's ``build_app`` (``python -m devtools.catalog --fault NAME``, ``--variant NAME``, ``--list``);
 - ``killmatrix``: the suite against every fault, compliant variant and unjudgeable target;
+- ``samerun``: the same seed's requests and reports recorded per target and compared between two commits
+  (``python -m devtools.samerun record DIR``, ``compare A B``; docs/self-proof.md);
 - ``mutation``: mutation testing of the reference server (``python -m devtools.mutation``, needs the
   dev extra's cosmic-ray and a git checkout).
 
