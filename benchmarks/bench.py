@@ -3,6 +3,7 @@
     python benchmarks/bench.py                  # every scenario; target rows median of 3; writes results.md
     python benchmarks/bench.py --quick          # every target row once, fewer side rows; a few minutes
     python benchmarks/bench.py --smoke          # one row in seconds (quick profile, 0 ms); prints, writes --out only
+    python benchmarks/bench.py --distance-only --repeats 2   # the gate at 0/100 ms, plain/TLS, CPU by phase
     python benchmarks/bench.py --help
 
 Every row meets a fresh reference server (a uvicorn thread of this process on 127.0.0.1, a fresh
@@ -31,6 +32,12 @@ commutes.  Ready requests start in recorded order as soon as a connection is fre
 mapped to the ids the replay server handed out.  ``floor, lists keep their order`` adds: a create waits
 for the lists, and the reads of the id it hands out, that answered before it arrived (so every answer
 is one the suite could have seen: the suite's own ordering constraints, not only the data's).
+
+``--distance-only`` runs ``benchmarks/distance.py`` alone: the default gate behind a relay that adds a round
+trip (0 and 100 ms; plain, and TLS through nginx), beside the same runs with writes on kept-alive connections and
+with no connection opened ahead of a write, each run's process CPU by phase (``benchmarks/phases.py``) and the
+connections it opened ahead and used (``benchmarks/spare_counts.py``), with the load average before and
+after (it does not wait for quiet).
 
 Each run waits until other processes use < 10 % of the CPUs (``--no-wait``: not), and the report
 gives their share during every run (from /proc/stat minus this process tree's rusage).
