@@ -1,13 +1,16 @@
-"""``benchmarks/rtt_proxy.py``'s relay (the round trip ``benchmarks.distance`` puts before a target): it relays
-bytes both ways, and when its block ends it stops: it listens no more, the connections it relayed are closed at
-both ends, and its thread ends.  And ``benchmarks.distance``'s table: each row beside its kept-alive row, the
-spares a run opened and used."""
+"""The gate at a round trip's distance (``python benchmarks/bench.py --distance-only``).
+
+``benchmarks/rtt_proxy.py``'s relay (the round trip ``benchmarks.distance`` puts before a target) relays bytes
+both ways, and when its block ends it stops: it listens no more, the connections it relayed are closed at both
+ends, and its thread ends.  ``benchmarks.distance``'s table sets each row beside its kept-alive row, with the
+spares a run opened and used; ``bench.py``'s command line for it writes a report only where asked."""
 
 from __future__ import annotations
 
 import socket
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +73,15 @@ def test_the_table_sets_each_row_beside_its_kept_alive_row() -> None:
     assert "| 310 / 210 |" in lines[2]
     assert "| kept-alive | 10.0 s (10.0-10.0) |  |" in lines[3] and "| - |" in lines[3]
     assert "| collection | 1.50 |" in lines and "| **the run's process** | **2.00** |" in lines
+
+
+def test_distance_only_writes_a_report_only_where_asked(tmp_path: Path) -> None:
+    from test_benchmark_smoke import RESULTS, load_bench
+
+    parse = load_bench().parse
+    alone = parse(["--distance-only", "--repeats", "2"])
+    assert (alone.distance_only, alone.repeats, alone.out) == (True, 2, None)
+    assert parse(["--distance-only", "--out", str(tmp_path / "d.md")]).out == tmp_path / "d.md"
+    assert parse([]).out == RESULTS and not parse([]).distance_only
+    with pytest.raises(SystemExit):
+        parse(["--distance-only", "--smoke"])  # one mode at most
