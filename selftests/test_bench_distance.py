@@ -3,19 +3,23 @@
 ``benchmarks/rtt_proxy.py``'s relay (the round trip ``benchmarks.distance`` puts before a target) relays bytes
 both ways, and when its block ends it stops: it listens no more, the connections it relayed are closed at both
 ends, and its thread ends.  ``benchmarks.distance``'s table sets each row beside its kept-alive row, with the
-spares a run opened and used; ``bench.py``'s command line for it writes a report only where asked."""
+spares a run opened and used, as ``transport/spares.py`` counts them; ``bench.py``'s command line for it
+writes a report only where asked."""
 
 from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from benchmarks import distance
 from benchmarks.rtt_proxy import in_thread
+from petstore_contract.transport import spares as spares_module
+from petstore_contract.transport.spares import Spares
 
 TIMEOUT = 5.0  # seconds any socket operation here may wait
 
@@ -85,3 +89,48 @@ def test_distance_only_writes_a_report_only_where_asked(tmp_path: Path) -> None:
     assert parse([]).out == RESULTS and not parse([]).distance_only
     with pytest.raises(SystemExit):
         parse(["--distance-only", "--smoke"])  # one mode at most
+
+
+class FakeConnection:
+    """What a spare needs of a connection: ``connect``, ``close`` and ``is_connected``."""
+
+    def __init__(self) -> None:
+        self.is_connected = False
+
+    def connect(self) -> None:
+        self.is_connected = True
+
+    def close(self) -> None:
+        self.is_connected = False
+
+
+def until(done: Callable[[], bool]) -> bool:
+    """``done()`` within TIMEOUT seconds, polled."""
+    deadline = time.monotonic() + TIMEOUT
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return done()
+
+
+class ClosedByTheServer(FakeConnection):
+    def connect(self) -> None:
+        self.is_connected = False  # open, then closed at the server's end before any request
+
+
+def test_the_spares_count_what_became_of_each_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    spares, key = Spares(), (FakeConnection, "127.0.0.1", 1)
+    monkeypatch.setattr(spares_module, "AGE_FLOOR", 60.0)  # none expires while the test takes them
+    monkeypatch.setattr(spares_module, "AGE_CAP", 60.0)
+    spares.replace(key, FakeConnection())
+    assert until(lambda: spares.opened == 1)
+    taken = spares.take(key)
+    assert isinstance(taken, FakeConnection) and taken.is_connected and spares.taken == 1
+    spares.replace(key, ClosedByTheServer())
+    assert until(lambda: spares.opened == 2)
+    assert spares.take(key) is None and spares.dropped == 1, "a spare found closed is dropped, and counted"
+    monkeypatch.setattr(spares_module, "AGE_FLOOR", 0.05)
+    monkeypatch.setattr(spares_module, "AGE_CAP", 0.05)
+    spares.replace(key, FakeConnection())
+    assert until(lambda: spares.expired == 1), "a spare no request took is closed at its age, and counted"
+    spares.close()
+    assert (spares.opened, spares.taken, spares.expired, spares.dropped) == (3, 1, 1, 1)

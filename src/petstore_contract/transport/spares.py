@@ -49,9 +49,10 @@ class _Spare:
 
 @dataclass
 class Spares:
-    """The spares of one process, by connection class, host and port.  Counted: ``opened``, ``taken`` by a
-    write, ``expired`` (closed unused at its age) and ``dropped`` (found closed, or past its age, when a
-    write came for it); the rest were closed with the transport."""
+    """The spares of one process, by connection class, host and port.  Counted (``benchmarks/spare_counts.py``
+    reads them): ``opened``, ``taken`` (by a write, or a read sent again on a new connection), ``expired``
+    (closed unused at its age) and ``dropped`` (found closed, or past its age, when a request came for it);
+    the rest were closed with the transport."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     ready: dict[Key, list[_Spare]] = field(default_factory=dict)
