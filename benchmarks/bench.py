@@ -3,6 +3,7 @@
     python benchmarks/bench.py                  # every scenario; target rows median of 3; writes results.md
     python benchmarks/bench.py --quick          # every target row once, fewer side rows; a few minutes
     python benchmarks/bench.py --smoke          # one row in seconds (quick profile, 0 ms); prints, writes --out only
+    python benchmarks/bench.py --distance-only --repeats 2   # the gate at 0/100 ms, plain/TLS, CPU by phase
     python benchmarks/bench.py --help
 
 Every row meets a fresh reference server (a uvicorn thread of this process on 127.0.0.1, a fresh
@@ -32,6 +33,12 @@ mapped to the ids the replay server handed out.  ``floor, lists keep their order
 for the lists, and the reads of the id it hands out, that answered before it arrived (so every answer
 is one the suite could have seen: the suite's own ordering constraints, not only the data's).
 
+``--distance-only`` runs ``benchmarks/distance.py`` alone: the default gate behind a relay that adds a round
+trip (0 and 100 ms; plain, and TLS through nginx), beside the same runs with writes on kept-alive connections and
+with no connection opened ahead of a write, each run's process CPU by phase (``benchmarks/phases.py``) and the
+connections it opened ahead and used (``benchmarks/spare_counts.py``), with the load average before and
+after (it does not wait for quiet).
+
 Each run waits until other processes use < 10 % of the CPUs (``--no-wait``: not), and the report
 gives their share during every run (from /proc/stat minus this process tree's rusage).
 """
@@ -43,6 +50,8 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from petstore_contract.run.profiles import DEFAULT_SEED
@@ -52,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import distance
 from benchmarks.timing.common import RESULTS, log
 from benchmarks.timing.floor import floor_loop, replay_worker
-from benchmarks.timing.machine import load_average
+from benchmarks.timing.machine import git, load_average
 from benchmarks.timing.plan import Guard, Plan, measure_all
 from benchmarks.timing.report import render
 
@@ -66,72 +75,79 @@ def numbers(text: str) -> tuple[float, ...]:
     return tuple(float(x) for x in text.split(",") if x.strip())
 
 
+@dataclass(frozen=True)
+class Option:
+    """One command-line option: a switch (``store_true``) when it has no ``type``."""
+
+    flags: tuple[str, ...]
+    help: str
+    type: Callable[[str], object] | None = None
+    default: object = None
+    metavar: str | None = None
+    dest: str | None = None
+
+    def add(self, add_argument: Callable[..., argparse.Action]) -> None:
+        """Added by ``add_argument``: a parser's, or a group's of it."""
+        if self.type is None:
+            add_argument(*self.flags, action="store_true", help=self.help)
+        else:
+            add_argument(
+                *self.flags, type=self.type, default=self.default, metavar=self.metavar, dest=self.dest, help=self.help
+            )
+
+
+MODES = (  # one of them at most
+    Option(("--quick",), "target rows once, Schemathesis at --workers 8 only, serial only at 0 ms (a few minutes)"),
+    Option(
+        ("--smoke",),
+        "one row in a few seconds: the suite (quick profile) at 0 ms and a replay of its requests; "
+        "writes a report only with --out",
+    ),
+    Option(
+        ("--distance-only",),
+        "only benchmarks/distance.py: the default gate at 0 and 100 ms, plain and TLS, beside kept-alive writes "
+        "and no spares, each run's CPU by phase (--repeats runs a row; writes a report only with --out)",
+    ),
+)
+OPTIONS = (
+    Option(("--repeats",), "runs of each target row (default 3)", int, 3),
+    Option(("--side-repeats",), "runs of each side row: serial, Schemathesis, -n 2, throttling (default 1)", int, 1),
+    Option(("--latencies",), "server latencies in ms (default 0,20,100)", numbers, (0.0, 20.0, 100.0), "MS,MS"),
+    Option(
+        ("--serial-latencies",),
+        "latencies with a serial (--contract-concurrency 1) row (default: all)",
+        numbers,
+        None,
+        "MS,MS",
+    ),
+    Option(
+        ("--st-workers",), "Schemathesis --workers values (default 1,auto,4,8; empty: none)", str, "1,auto,4,8", "W,W"
+    ),
+    Option(("--seed",), f"Schemathesis' --seed (default {DEFAULT_SEED})", int, DEFAULT_SEED),
+    Option(("--out", "--output"), "Markdown report (default benchmarks/results.md; --smoke: none)", Path, dest="out"),
+    Option(
+        ("--wait-for-load",),
+        "first wait (up to 30 min) until the 1-minute load average is below LOAD",
+        float,
+        None,
+        "LOAD",
+    ),
+    Option(
+        ("--no-wait",),
+        "start each run at once (default: wait until other processes use < 10%% of the CPUs; --smoke never waits)",
+    ),
+    Option(("--max-wait",), "longest wait for quiet before a run (default 3600)", float, 3600.0, "S"),
+    Option(("--distance",), "also benchmarks/distance.py (0, 100 ms; plain, TLS)"),
+)
+
+
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--quick",
-        action="store_true",
-        help="target rows once, Schemathesis at --workers 8 only, serial only at 0 ms (a few minutes)",
-    )
-    mode.add_argument(
-        "--smoke",
-        action="store_true",
-        help="one row in a few seconds: the suite (quick profile) "
-        "at 0 ms and a replay of its requests; writes a report only with --out",
-    )
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each target row (default 3)")
-    parser.add_argument(
-        "--side-repeats",
-        type=int,
-        default=1,
-        help="runs of each side row: serial, Schemathesis, -n 2, throttling (default 1)",
-    )
-    parser.add_argument(
-        "--latencies",
-        type=numbers,
-        default=(0.0, 20.0, 100.0),
-        metavar="MS,MS",
-        help="server latencies in ms (default 0,20,100)",
-    )
-    parser.add_argument(
-        "--serial-latencies",
-        type=numbers,
-        default=None,
-        metavar="MS,MS",
-        help="latencies with a serial (--contract-concurrency 1) row (default: all)",
-    )
-    parser.add_argument(
-        "--st-workers",
-        default="1,auto,4,8",
-        metavar="W,W",
-        help="Schemathesis --workers values (default 1,auto,4,8; empty: no Schemathesis)",
-    )
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Schemathesis' --seed (default {DEFAULT_SEED})")
-    parser.add_argument(
-        "--out",
-        "--output",
-        dest="out",
-        type=Path,
-        default=None,
-        help="Markdown report (default benchmarks/results.md; --smoke: none)",
-    )
-    parser.add_argument(
-        "--wait-for-load",
-        type=float,
-        default=None,
-        metavar="LOAD",
-        help="first wait (up to 30 min) until the 1-minute load average is below LOAD",
-    )
-    parser.add_argument(
-        "--no-wait",
-        action="store_true",
-        help="start each run at once (default: wait until other processes use < 10%% of the CPUs; --smoke never waits)",
-    )
-    parser.add_argument(
-        "--max-wait", type=float, default=3600.0, metavar="S", help="longest wait for quiet before a run (default 3600)"
-    )
-    parser.add_argument("--distance", action="store_true", help="also benchmarks/distance.py (0, 100 ms; plain, TLS)")
+    for option in MODES:
+        option.add(mode.add_argument)
+    for option in OPTIONS:
+        option.add(parser.add_argument)
     parser.add_argument("--replay-worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
@@ -139,7 +155,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         args.serial_latencies = args.serial_latencies or (0.0,)
     if not (1 <= args.repeats <= 20 and 1 <= args.side_repeats <= 20):
         parser.error("--repeats and --side-repeats must be 1-20")
-    if args.out is None and not args.smoke:
+    if args.out is None and not (args.smoke or args.distance_only):
         args.out = RESULTS
     return args
 
@@ -164,6 +180,21 @@ def wait_for_load(limit: float, timeout: float = 1800.0, sleep: Callable[[float]
         sleep(30)
 
 
+def at_distance(argv: Sequence[str], args: argparse.Namespace, started: float, load: str) -> int:
+    """``--distance-only``: the distance table and the default rows' CPU by phase, with the load before and after."""
+    commit, day = git("rev-parse", "--short", "HEAD"), f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
+    report = (
+        f"# The gate at a round trip's distance\n\n`python benchmarks/bench.py {' '.join(argv)}` at {commit}, {day}; "
+        f"load average (1, 5, 15 min) before: {load}\n\n"
+        + distance.main(["--repeats", str(args.repeats)])
+        + f"\n\nload average after: {load_average()}; benchmark wall time: {time.monotonic() - started:.0f} s\n"
+    )
+    if args.out:
+        args.out.write_text(report, encoding="utf-8")
+    print(report)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse(argv)
@@ -172,6 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.wait_for_load is not None:
         wait_for_load(args.wait_for_load)
     started, load = time.monotonic(), load_average()
+    if args.distance_only:
+        return at_distance(argv, args, started, load)
     plan = make_plan(args)
     measurements = measure_all(plan, Guard(wait=not (args.smoke or args.no_wait), max_wait=args.max_wait))
     report = render(argv, plan, measurements, load)

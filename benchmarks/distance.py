@@ -19,16 +19,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import secrets
 import shutil
 import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from benchmarks import phases, spare_counts
 from benchmarks.rtt_proxy import in_thread
 
 MODES = {
@@ -36,6 +39,7 @@ MODES = {
     "no-spares": ("-p", "benchmarks.no_spares"),
     "kept-alive": ("-p", "benchmarks.kept_alive_writes"),
 }
+PLUGINS = ("-p", "benchmarks.phases", "-p", "benchmarks.spare_counts")  # what each run reads of itself
 
 NGINX = """
 worker_processes 1;
@@ -74,21 +78,56 @@ http {{
 
 
 @dataclass(frozen=True)
+class Run:
+    """One suite run: its wall time and its process's CPU (seconds), what it sent, its verdict, its CPU by
+    phase (``benchmarks.phases``) and what became of the connections it opened ahead (``benchmarks.spare_counts``)."""
+
+    seconds: float
+    cpu: float
+    requests: int
+    writes: int
+    verdict: str
+    phases: tuple[tuple[str, float], ...]
+    spares: SpareCounts
+
+
+@dataclass(frozen=True)
+class SpareCounts:
+    opened: int = 0
+    taken: int = 0
+    expired: int = 0
+    dropped: int = 0
+
+
+@dataclass(frozen=True)
 class Row:
     tls: bool
     rtt_ms: float
     mode: str
-    seconds: tuple[float, ...]
-    requests: tuple[int, ...]
-    verdicts: tuple[str, ...]
+    runs: tuple[Run, ...]
 
-    def line(self) -> str:
-        median = statistics.median(self.seconds)
-        spread = f"{min(self.seconds):.1f}-{max(self.seconds):.1f}"
-        scheme = "TLS" if self.tls else "plain"
+    @property
+    def scheme(self) -> str:
+        return "TLS" if self.tls else "plain"
+
+    @property
+    def seconds(self) -> float:
+        return statistics.median(run.seconds for run in self.runs)
+
+    def median(self, pick: Callable[[Run], float]) -> float:
+        return statistics.median(pick(run) for run in self.runs)
+
+    def line(self, against: Row | None) -> str:
+        spread = f"{min(r.seconds for r in self.runs):.1f}-{max(r.seconds for r in self.runs):.1f}"
+        versus = f"**{self.seconds / against.seconds - 1:+.0%}**" if against and against is not self else ""
+        opened, taken = self.median(lambda r: r.spares.opened), self.median(lambda r: r.spares.taken)
+        spares = f"{opened:.0f} / {taken:.0f}" if opened else "-"
+        requests = "/".join(str(r.requests) for r in self.runs)
+        writes = "/".join(str(r.writes) for r in self.runs)
         return (
-            f"| {scheme} | {self.rtt_ms:g} ms | {self.mode} | {median:.1f} s ({spread}) | "
-            f"{'/'.join(map(str, self.requests))} | {', '.join(sorted(set(self.verdicts)))} |"
+            f"| {self.scheme} | {self.rtt_ms:g} ms | {self.mode} | {self.seconds:.1f} s ({spread}) | {versus} | "
+            f"{self.median(lambda r: r.cpu):.1f} s | {requests} ({writes}) | {spares} | "
+            f"{', '.join(sorted({r.verdict for r in self.runs}))} |"
         )
 
 
@@ -134,23 +173,58 @@ def _wait_listening(port: int, server: subprocess.Popen[bytes]) -> None:
     raise RuntimeError(f"nginx did not listen on {port}")
 
 
-def one_run(tls: bool, rtt: float, mode: str, extra: tuple[str, ...] = ()) -> tuple[float, int, str]:
-    """One default-profile suite run behind the relay (and nginx over TLS): wall seconds, requests, verdict."""
+def one_run(tls: bool, rtt: float, mode: str, extra: tuple[str, ...] = ()) -> Run:
+    """One default-profile suite run behind the relay (and nginx over TLS), its CPU read by phase."""
     from devtools.launcher import run_suite
     from petstore_contract.reference import BackgroundServer, build_app
 
     key = "dist-" + secrets.token_urlsafe(12)
-    with BackgroundServer(build_app(key)) as server, contextlib.ExitStack() as stack:
-        target, args = server.port, [*MODES[mode], *extra]
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-distance-") as tmp,
+        BackgroundServer(build_app(key)) as server,
+        contextlib.ExitStack() as stack,
+    ):
+        readings, counts = Path(tmp) / "phases.json", Path(tmp) / "spares.json"
+        env = {phases.OUT_ENV: str(readings), spare_counts.OUT_ENV: str(counts)}
+        target, args = server.port, [*MODES[mode], *PLUGINS, *extra]
         if tls:
             target, ca = stack.enter_context(tls_front(server.port))
             args += ["--contract-ca-bundle", str(ca)]
-        port = in_thread(rtt, f"127.0.0.1:{target}")
-        run = run_suite(f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1", key, *args)
+        port = stack.enter_context(in_thread(rtt, f"127.0.0.1:{target}"))
+        run = run_suite(f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1", key, *args, env=env)
+        cpu, by_phase = _phases(readings)
+        spares = _spare_counts(counts)
     if run.verdict != "conformant":
         facts = {k: run.summary.get(k) for k in ("reason", "unknown_writes", "connection_resets", "no_answer")}
         print(f"{run.verdict}: {facts}", flush=True)
-    return run.seconds, int(run.summary.get("requests", 0) or 0), str(run.verdict)
+    requests, writes = (int(run.summary.get(name, 0) or 0) for name in ("requests", "writes"))
+    return Run(run.seconds, cpu, requests, writes, str(run.verdict), by_phase, spares)
+
+
+def _numbers(path: Path) -> dict[str, float]:
+    """A plugin's readings: a JSON object's numbers, by name (none when the run wrote no file)."""
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        return {}
+    tests = data.get("tests")
+    flat = {**data, **(tests if isinstance(tests, dict) else {})}
+    return {name: float(value) for name, value in flat.items() if isinstance(value, int | float)}
+
+
+def _phases(path: Path) -> tuple[float, tuple[tuple[str, float], ...]]:
+    """The run's process CPU seconds and their phases (``benchmarks.phases``); 0 and none if it wrote none."""
+    readings = _numbers(path)
+    if not readings:
+        return 0.0, ()
+    tests = {kind: readings[kind] for kind in ("generated", "targeted")}
+    return readings["end"], tuple(phases.phases(readings, tests))
+
+
+def _spare_counts(path: Path) -> SpareCounts:
+    counts = _numbers(path)
+    return SpareCounts(**{name: int(counts.get(name, 0)) for name in ("opened", "taken", "expired", "dropped")})
 
 
 def measure(tls_modes: tuple[bool, ...], rtts: tuple[float, ...], modes: tuple[str, ...], repeats: int) -> list[Row]:
@@ -158,19 +232,50 @@ def measure(tls_modes: tuple[bool, ...], rtts: tuple[float, ...], modes: tuple[s
     rows = []
     for tls in tls_modes:
         for rtt in rtts:
-            runs: dict[str, list[tuple[float, int, str]]] = {mode: [] for mode in modes}
+            runs: dict[str, list[Run]] = {mode: [] for mode in modes}
             for _ in range(repeats):
                 for mode in modes:
-                    runs[mode].append(one_run(tls, rtt / 1000, mode))
-                    print(f"{'TLS' if tls else 'plain'} {rtt:g} ms {mode}: {runs[mode][-1]}", flush=True)
-            for mode, got in runs.items():
-                rows.append(Row(tls, rtt, mode, *(tuple(x) for x in zip(*got, strict=True))))
+                    run = one_run(tls, rtt / 1000, mode)
+                    runs[mode].append(run)
+                    said = f"{run.seconds:.1f} s, CPU {run.cpu:.1f} s, {run.requests} requests, {run.verdict}"
+                    print(f"{'TLS' if tls else 'plain'} {rtt:g} ms {mode}: {said}; spares {run.spares}", flush=True)
+            rows += [Row(tls, rtt, mode, tuple(got)) for mode, got in runs.items()]
     return rows
 
 
 def table(rows: list[Row]) -> str:
-    head = "| scheme | round trip | writes | wall time, median (range) | requests | verdicts |\n" + "|---" * 6 + "|"
-    return "\n".join([head, *(row.line() for row in rows)])
+    """The wall-time table: each row beside the kept-alive row of its scheme and round trip."""
+    head = (
+        "| scheme | round trip | writes | wall time, median (range) | against kept-alive | CPU, median "
+        "| requests (writes) | spares opened / used | verdicts |\n" + "|---" * 9 + "|"
+    )
+    kept = {(row.tls, row.rtt_ms): row for row in rows if row.mode == "kept-alive"}
+    return "\n".join([head, *(row.line(kept.get((row.tls, row.rtt_ms))) for row in rows)])
+
+
+def phase_table(rows: list[Row], mode: str = "default") -> str:
+    """The CPU seconds of each phase of the ``mode`` rows' runs (medians), one column a scheme and round trip."""
+    shown = [row for row in rows if row.mode == mode and all(run.phases for run in row.runs)]
+    if not shown:
+        return f"(no {mode} run wrote its phases)"
+    names = [name for name, _ in shown[0].runs[0].phases]
+    head = "| phase, CPU s (median) | " + " | ".join(f"{r.scheme} {r.rtt_ms:g} ms" for r in shown) + " |"
+    lines = [head, "|---" * (len(shown) + 1) + "|"]
+    for index, name in enumerate(names):
+        cells = [f"{row.median(partial(_phase, index)):.2f}" for row in shown]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append(
+        "| **the run's process** | " + " | ".join(f"**{r.median(lambda run: run.cpu):.2f}**" for r in shown) + " |"
+    )
+    return "\n".join(lines)
+
+
+def _phase(index: int, run: Run) -> float:
+    return run.phases[index][1]
+
+
+def report(rows: list[Row]) -> str:
+    return table(rows) + "\n\nThe default rows' CPU by phase (`benchmarks/phases.py`):\n\n" + phase_table(rows)
 
 
 def main(argv: list[str] | None = None) -> str:
@@ -186,9 +291,9 @@ def main(argv: list[str] | None = None) -> str:
         parser.error(f"unknown mode {unknown[0]!r}: one of {', '.join(MODES)}")
     tls_modes = tuple(s == "tls" for s in args.schemes.split(",") if s)
     rtts = tuple(float(x) for x in args.rtt_ms.split(",") if x)
-    report = table(measure(tls_modes, rtts, modes, max(1, args.repeats)))
-    print(report, flush=True)
-    return report
+    text = report(measure(tls_modes, rtts, modes, max(1, args.repeats)))
+    print(text, flush=True)
+    return text
 
 
 if __name__ == "__main__":

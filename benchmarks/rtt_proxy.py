@@ -18,6 +18,8 @@ import contextlib
 import secrets
 import statistics
 import threading
+import time
+from collections.abc import Iterator
 
 CHUNK = 65536
 
@@ -47,35 +49,83 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dela
 
 
 async def _relay(rtt: float, host: str, port: int, client: asyncio.StreamReader, out: asyncio.StreamWriter) -> None:
-    await asyncio.sleep(rtt)  # the handshake's round trip
+    back: asyncio.StreamWriter | None = None
     try:
-        upstream, back = await asyncio.open_connection(host, port)
-    except OSError:
-        out.close()
-        return
-    await asyncio.gather(_pipe(client, back, rtt / 2), _pipe(upstream, out, rtt / 2), return_exceptions=True)
+        await asyncio.sleep(rtt)  # the handshake's round trip
+        try:
+            upstream, back = await asyncio.open_connection(host, port)
+        except OSError:
+            return
+        await asyncio.gather(_pipe(client, back, rtt / 2), _pipe(upstream, out, rtt / 2), return_exceptions=True)
+    finally:  # also when the relay stops mid-connection: both ends see it closed
+        for writer in (out, back):
+            if writer is not None:
+                with contextlib.suppress(Exception):
+                    writer.close()
 
 
-async def serve(rtt: float, upstream: str, ready: asyncio.Future[int] | None = None) -> None:
+async def serve(
+    rtt: float, upstream: str, ready: asyncio.Future[int] | None = None, stop: asyncio.Future[None] | None = None
+) -> None:
+    """Relay until ``stop`` is done (or forever without one); then every relayed connection is closed too."""
     host, _, port = upstream.rpartition(":")
-    server = await asyncio.start_server(lambda r, w: _relay(rtt, host, int(port), r, w), "127.0.0.1", 0)
+    relays: set[asyncio.Task[None]] = set()
+
+    async def relay(client: asyncio.StreamReader, out: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None  # a connection's callback runs as a task of its own (asyncio.start_server)
+        relays.add(task)
+        try:
+            await _relay(rtt, host, int(port), client, out)
+        finally:
+            relays.discard(task)
+
+    server = await asyncio.start_server(relay, "127.0.0.1", 0)
     listening = int(server.sockets[0].getsockname()[1])
     if ready is not None:
         ready.set_result(listening)
     else:
         print(listening, flush=True)
     async with server:
-        await server.serve_forever()
+        if stop is None:
+            await server.serve_forever()
+            return
+        await stop
+        server.close()
+        for task in list(relays):
+            task.cancel()
+        await asyncio.gather(*relays, return_exceptions=True)
 
 
-def in_thread(rtt: float, upstream: str) -> int:
-    """The relay on a daemon thread of this process; its port."""
+@contextlib.contextmanager
+def in_thread(rtt: float, upstream: str, timeout: float = 10.0) -> Iterator[int]:
+    """The relay on a thread of this process while the block runs; its port.  At the block's end the relay
+    stops: it listens no more, every connection it relays is closed, and its thread ends (within ``timeout``)."""
     loop = asyncio.new_event_loop()
     ready: asyncio.Future[int] = loop.create_future()
-    threading.Thread(target=loop.run_until_complete, args=(serve(rtt, upstream, ready),), daemon=True).start()
-    while not ready.done():
-        threading.Event().wait(0.01)
-    return ready.result()
+    stop: asyncio.Future[None] = loop.create_future()
+    thread = threading.Thread(
+        target=loop.run_until_complete, args=(serve(rtt, upstream, ready, stop),), name="rtt-relay", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not ready.done() and thread.is_alive() and time.monotonic() < deadline:
+        thread.join(0.01)
+    try:
+        if not ready.done():
+            raise RuntimeError(f"the relay to {upstream} did not start listening within {timeout:g} s")
+        yield ready.result()
+    finally:
+        if thread.is_alive():
+
+            def stopping() -> None:
+                if not stop.done():
+                    stop.set_result(None)
+
+            loop.call_soon_threadsafe(stopping)
+            thread.join(timeout)
+        if not thread.is_alive():
+            loop.close()
 
 
 def suite_runs(rtt: float, runs: int, extra: list[str]) -> None:
@@ -87,8 +137,7 @@ def suite_runs(rtt: float, runs: int, extra: list[str]) -> None:
     times = []
     for _ in range(runs):
         key = "rtt-" + secrets.token_urlsafe(12)
-        with BackgroundServer(build_app(key)) as server:
-            port = in_thread(rtt, f"127.0.0.1:{server.port}")
+        with BackgroundServer(build_app(key)) as server, in_thread(rtt, f"127.0.0.1:{server.port}") as port:
             run = run_suite(f"http://127.0.0.1:{port}/v1", key, *extra)
         times.append(run.seconds)
         facts = {k: run.summary.get(k) for k in ("requests", "writes", "duration_s")}

@@ -49,7 +49,10 @@ class _Spare:
 
 @dataclass
 class Spares:
-    """The spares of one process, by connection class, host and port; ``opened`` and ``taken`` count them."""
+    """The spares of one process, by connection class, host and port.  Counted (``benchmarks/spare_counts.py``
+    reads them): ``opened``, ``taken`` (by a write, or a read sent again on a new connection), ``expired``
+    (closed unused at its age) and ``dropped`` (found closed, or past its age, when a request came for it);
+    the rest were closed with the transport."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     ready: dict[Key, list[_Spare]] = field(default_factory=dict)
@@ -57,6 +60,8 @@ class Spares:
     opening: int = 0
     opened: int = 0
     taken: int = 0
+    expired: int = 0
+    dropped: int = 0
     closed: threading.Event = field(default_factory=threading.Event)
 
     def note_setup(self, key: Key, seconds: float) -> None:
@@ -80,6 +85,8 @@ class Spares:
                 with self.lock:
                     self.taken += 1
                 return spare.connection
+            with self.lock:
+                self.dropped += 1
             spare.connection.close()
 
     def replace(self, key: Key, template: Any) -> None:
@@ -129,6 +136,7 @@ class Spares:
             unused = entry in waiting
             if unused:
                 waiting.remove(entry)
+                self.expired += 1
         if unused:
             spare.close()  # unused within its age: it holds nothing on the server any longer
 

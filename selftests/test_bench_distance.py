@@ -1,0 +1,136 @@
+"""The gate at a round trip's distance (``python benchmarks/bench.py --distance-only``).
+
+``benchmarks/rtt_proxy.py``'s relay (the round trip ``benchmarks.distance`` puts before a target) relays bytes
+both ways, and when its block ends it stops: it listens no more, the connections it relayed are closed at both
+ends, and its thread ends.  ``benchmarks.distance``'s table sets each row beside its kept-alive row, with the
+spares a run opened and used, as ``transport/spares.py`` counts them; ``bench.py``'s command line for it
+writes a report only where asked."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from benchmarks import distance
+from benchmarks.rtt_proxy import in_thread
+from petstore_contract.transport import spares as spares_module
+from petstore_contract.transport.spares import Spares
+
+TIMEOUT = 5.0  # seconds any socket operation here may wait
+
+
+@pytest.fixture
+def echo() -> Iterator[tuple[int, threading.Event]]:
+    """A loopback server that echoes one connection's bytes; the event is set when that connection ends."""
+    ended = threading.Event()
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(TIMEOUT)
+
+    def serve() -> None:
+        with listener, listener.accept()[0] as conn:
+            conn.settimeout(TIMEOUT)
+            while chunk := conn.recv(4096):
+                conn.sendall(chunk)
+        ended.set()
+
+    thread = threading.Thread(target=serve, name="echo", daemon=True)
+    thread.start()
+    yield int(listener.getsockname()[1]), ended
+    thread.join(TIMEOUT)
+
+
+def relays() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name == "rtt-relay"]
+
+
+def test_the_relay_stops_with_its_block_and_closes_what_it_relayed(echo: tuple[int, threading.Event]) -> None:
+    upstream, ended = echo
+    before = relays()
+    with in_thread(0.02, f"127.0.0.1:{upstream}") as port:
+        client = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        client.sendall(b"ping")
+        assert client.recv(4096) == b"ping"
+        assert len(relays()) == len(before) + 1
+    with client:
+        assert client.recv(4096) == b"", "the relayed connection was left open"
+    assert ended.wait(TIMEOUT), "the upstream connection was left open"
+    assert relays() == before, "the relay's thread did not end"
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT).close()
+
+
+def run(seconds: float, opened: int = 0, taken: int = 0) -> distance.Run:
+    spares = distance.SpareCounts(opened=opened, taken=taken)
+    return distance.Run(seconds, 2.0, 780, 321, "conformant", (("collection", 1.5), ("the tests", 0.5)), spares)
+
+
+def test_the_table_sets_each_row_beside_its_kept_alive_row() -> None:
+    default = distance.Row(True, 100.0, "default", (run(11.0, 300, 200), run(12.0, 320, 220), run(30.0, 310, 210)))
+    kept = distance.Row(True, 100.0, "kept-alive", (run(10.0),))
+    lines = distance.report([default, kept]).splitlines()
+    assert "| TLS | 100 ms | default | 12.0 s (11.0-30.0) | **+20%** | 2.0 s | 780/780/780 (321/321/321) | " in lines[2]
+    assert "| 310 / 210 |" in lines[2]
+    assert "| kept-alive | 10.0 s (10.0-10.0) |  |" in lines[3] and "| - |" in lines[3]
+    assert "| collection | 1.50 |" in lines and "| **the run's process** | **2.00** |" in lines
+
+
+def test_distance_only_writes_a_report_only_where_asked(tmp_path: Path) -> None:
+    from test_benchmark_smoke import RESULTS, load_bench
+
+    parse = load_bench().parse
+    alone = parse(["--distance-only", "--repeats", "2"])
+    assert (alone.distance_only, alone.repeats, alone.out) == (True, 2, None)
+    assert parse(["--distance-only", "--out", str(tmp_path / "d.md")]).out == tmp_path / "d.md"
+    assert parse([]).out == RESULTS and not parse([]).distance_only
+    with pytest.raises(SystemExit):
+        parse(["--distance-only", "--smoke"])  # one mode at most
+
+
+class FakeConnection:
+    """What a spare needs of a connection: ``connect``, ``close`` and ``is_connected``."""
+
+    def __init__(self) -> None:
+        self.is_connected = False
+
+    def connect(self) -> None:
+        self.is_connected = True
+
+    def close(self) -> None:
+        self.is_connected = False
+
+
+def until(done: Callable[[], bool]) -> bool:
+    """``done()`` within TIMEOUT seconds, polled."""
+    deadline = time.monotonic() + TIMEOUT
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return done()
+
+
+class ClosedByTheServer(FakeConnection):
+    def connect(self) -> None:
+        self.is_connected = False  # open, then closed at the server's end before any request
+
+
+def test_the_spares_count_what_became_of_each_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    spares, key = Spares(), (FakeConnection, "127.0.0.1", 1)
+    monkeypatch.setattr(spares_module, "AGE_FLOOR", 60.0)  # none expires while the test takes them
+    monkeypatch.setattr(spares_module, "AGE_CAP", 60.0)
+    spares.replace(key, FakeConnection())
+    assert until(lambda: spares.opened == 1)
+    taken = spares.take(key)
+    assert isinstance(taken, FakeConnection) and taken.is_connected and spares.taken == 1
+    spares.replace(key, ClosedByTheServer())
+    assert until(lambda: spares.opened == 2)
+    assert spares.take(key) is None and spares.dropped == 1, "a spare found closed is dropped, and counted"
+    monkeypatch.setattr(spares_module, "AGE_FLOOR", 0.05)
+    monkeypatch.setattr(spares_module, "AGE_CAP", 0.05)
+    spares.replace(key, FakeConnection())
+    assert until(lambda: spares.expired == 1), "a spare no request took is closed at its age, and counted"
+    spares.close()
+    assert (spares.opened, spares.taken, spares.expired, spares.dropped) == (3, 1, 1, 1)
