@@ -74,7 +74,7 @@ def phases(marks: dict[str, float], tests: dict[str, float]) -> list[tuple[str, 
     return [
         ("start-up: the interpreter and pytest", marks["imported"]),
         (
-            "pytest's plugins and the contract run's start (its modules, the embedded reference)",
+            "pytest's plugins and the contract run's start (its modules; the embedded reference's, given no URL)",
             marks["configured"] - marks["imported"],
         ),
         (
