@@ -76,6 +76,13 @@ SCRUBS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r'classname="[^"]*\.site-packages\.petstore_contract\.suite\.'), 'classname="suite.'),
     (re.compile(r"(?<![^\s\"'=<>\\])[^\s\"'=<>\\]*/site-packages/"), "<site-packages>/"),
     (re.compile(r"/tmp/[^/\s\"'<>\\]+"), "<tmp>"),
+    # Lengths follow from the bodies, which are compared: a name's tag carries the pid's digits (1 to 3).
+    (re.compile(r'("response_length":\s*)\d+'), r"\1<length>"),
+    (re.compile(r'("content-length",\s*")\d+"', re.IGNORECASE), r'\1<length>"'),
+    (re.compile(r"(?im)^(content-length:\s*)\d+"), r"\1<length>"),
+    (re.compile(r"(HTTP \d{3}, )\d+( bytes)"), r"\1<length>\2"),
+    # A testcase's line is where its source lies, not what it did.
+    (re.compile(r'(<testcase [^>]*\bline=")\d+'), r"\1<line>"),
 )
 # Hypothesis' statistics in junit.xml (base64 properties): its phases' times and runtimes are the machine's.
 STATISTICS = re.compile(r'(<property name="hypothesis-statistics-[^"]*" value=")([A-Za-z0-9+/=]+)(")')
@@ -298,7 +305,7 @@ def read(folder: Path) -> dict[str, Recording]:
 def _lines(path: Path) -> tuple[str, ...]:  # a report the run did not write is a difference, never an error
     # The table's scrubs again: a recording made before a scrub was added compares as one made after.
     text = path.read_text(encoding="utf-8") if path.is_file() else "<missing>"
-    return tuple(AGAIN.scrub(line) for line in text.splitlines())
+    return tuple(AGAIN.scrub(text).splitlines())  # the whole text: a scrub may span lines (a header pair)
 
 
 def differences(a: Recording, b: Recording, shown: int = SHOWN) -> list[str]:

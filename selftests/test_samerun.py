@@ -43,6 +43,15 @@ SCRUBBED = [
     ('"name": "pc-a1b2c3-fill-59-6… (9 characters)', '"name": "pc-<cut>… (9 characters)'),
     ('file="/tmp/v/lib/python3.11/site-packages/schemathesis/x.py"', 'file="<site-packages>/schemathesis/x.py"'),
     ("t7/v/lib/python3.11/site-packages/petstore_contract/suite/test_list.py::t", "suite/test_list.py::t"),
+    ('"response_length": 83,', '"response_length": <length>,'),
+    ('[\n  "content-length",\n  "83"\n]', '[\n  "content-length",\n  "<length>"\n]'),
+    ("content-length: 84\nserver: x", "content-length: <length>\nserver: x"),
+    ("Response: HTTP 200, 84 bytes", "Response: HTTP 200, <length> bytes"),
+    (
+        '<testcase classname="suite.t" name="x" line="151" time="1">',
+        '<testcase classname="suite.t" name="x" line="<line>" time="<time>">',
+    ),
+    ("limit=100 answered 200, 20 animals", "limit=100 answered 200, 20 animals"),
 ]
 
 
