@@ -235,8 +235,8 @@ def _check_verdict(summary: JsonObject, rows: list[ClauseResult]) -> None:
     result = decide(rows, facts=facts, problems=problems, records=[], warnings=[])
     counts: JsonObject = {outcome: count for outcome, count in view.outcome_counts(result).items()}
     recomputed: JsonObject = {
-        "verdict": result.verdict,
-        "reason": result.reason,
+        "verdict": str(result.verdict),  # the enums' words, as the file holds them (and as a message says them)
+        "reason": str(result.reason),
         "exit_code": result.exit_code,
         "verdict_line": view.verdict_line(result),
         "clause_counts": counts,
