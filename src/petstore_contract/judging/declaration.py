@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.interface.clauses import ClauseId
@@ -177,7 +177,22 @@ class Declared:
 DECLARED: list[Declared] = []  # in the order the pipeline runs them: the order of ``checks.py``
 
 
-def declare(kind: str, **declaration: Any) -> Callable[[Run], Run]:
+class Declaration(TypedDict, total=False):
+    """What ``declare`` and ``declared`` take beside the kind: ``Declared``'s fields, each as it types it."""
+
+    clause: ClauseId | Placement | None
+    place: Callable[[Judged], ClauseId] | None
+    again: Callable[[str], Check] | None
+    not_again: str
+    on: frozenset[Route]
+    when: Applies
+    halts: bool
+    gate: bool
+    then: Then | None
+    expected: str
+
+
+def declare(kind: str, **declaration: Unpack[Declaration]) -> Callable[[Run], Run]:
     """Declare ``kind``'s check, the decorated function being the pipeline's check of every answer."""
 
     def stamp(run: Run) -> Run:
@@ -187,6 +202,6 @@ def declare(kind: str, **declaration: Any) -> Callable[[Run], Run]:
     return stamp
 
 
-def declared(kind: str, **declaration: Any) -> None:
+def declared(kind: str, **declaration: Unpack[Declaration]) -> None:
     """Declare a kind the pipeline does not run on every answer (a test's, Schemathesis', a comparison)."""
     DECLARED.append(Declared(kind, **declaration))
