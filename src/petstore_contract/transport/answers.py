@@ -1,4 +1,5 @@
-"""Answers of the targeted tests and recorded exchanges (the key replaced by its variable)."""
+"""The one answer type every check reads (``Answer``), its absence (``Unanswered``), and recorded exchanges
+(the key replaced by its variable)."""
 
 from __future__ import annotations
 
