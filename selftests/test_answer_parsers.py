@@ -85,7 +85,7 @@ header_maps = st.dictionaries(
 
 def answer(status: int, head: dict[str, str], body: bytes) -> Answer:
     exchange = Exchange(EXCHANGE.method, EXCHANGE.url, status=status)
-    return Answer(status=status, headers=CaseInsensitiveDict(head), body=body, exchange=exchange)
+    return Answer(status=status, headers=CaseInsensitiveDict(head), body=body, recorded=exchange)
 
 
 @dataclass

@@ -21,9 +21,11 @@ import requests
 from devtools import SuiteRun
 from gatekit import KEY, QUICK, served
 from hosted import run_hosted
+from petstore_contract.core.redaction import Redactor
 from petstore_contract.judging import coverage
 from petstore_contract.reporting import summary_json
 from petstore_contract.transport import Observed, RunGuard
+from petstore_contract.transport.answers import seen_answer
 
 KEEP = ("summary.json", "summary.md", "report.html")
 
@@ -82,7 +84,9 @@ def seen(
     data = json.dumps(body).encode() if body is not None else None
     request = requests.Request(method, BASE + path, headers=VALID if headers is None else headers, data=data)
     content = json.dumps(answer).encode() if answer is not None else b""
-    return Observed(request.prepare(), at or time.time(), 0.01, status=status, body=content)
+    prepared = request.prepare()
+    answered = seen_answer(Redactor(KEY, "PETSTORE_API_KEY"), prepared, status, (), content)
+    return Observed(prepared, at or time.time(), 0.01, answer=answered)
 
 
 INTENTS = [

@@ -28,7 +28,7 @@ from petstore_contract.interface.silence import SILENCES, classify
 from petstore_contract.judging import http_layer
 from petstore_contract.judging.pipeline import Pipeline
 from petstore_contract.transport import Observed
-from petstore_contract.transport.answers import Answer, RawView
+from petstore_contract.transport.answers import Answer, RawView, seen_answer
 from tests.test_http_layer import CASES, Case
 
 KEY = "Framing-Key-0123456789"
@@ -106,10 +106,8 @@ def _seen(case: Case, answer: Answer) -> Observed:
     request = requests.PreparedRequest()
     request.method, request.url, request.body = "POST", URL, NEW_PET
     request.headers = CaseInsensitiveDict({k: v for k, v in _request_headers(case) if k.lower() != "content-length"})
-    pairs = tuple(answer.headers.items())
-    return Observed(
-        request, 0.0, 0.0, status=answer.status, headers=pairs, body=answer.body, problem=answer.raw_view().problem
-    )
+    seen = seen_answer(Redactor(KEY, "PETSTORE_API_KEY"), request, answer.status, answer.fields, answer.body)
+    return Observed(request, 0.0, 0.0, answer=seen, problem=answer.raw_view().problem)
 
 
 def _pipeline(seen: Observed) -> list[str]:

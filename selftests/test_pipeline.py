@@ -25,6 +25,7 @@ from petstore_contract.judging.declaration import Kind
 from petstore_contract.judging.pipeline import TEST, Pipeline
 from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.transport import Observed
+from petstore_contract.transport.answers import seen_answer
 
 KEY = "pipeline-selftest-key-7c1d"
 QUICK = ("--contract-profile", "quick")
@@ -68,8 +69,9 @@ def _observed(method: str, path: str, status: int, body: Any, *, key: str | None
         request = requests.Request(method, request.url, headers=sent, json=body[0]).prepare()
         body = body[1]
     answer_headers = {"content-type": "application/json", **headers}
+    fields, content = tuple(answer_headers.items()), json.dumps(body).encode()
     return Observed(
-        request, 0.0, 0.0, status=status, headers=tuple(answer_headers.items()), body=json.dumps(body).encode()
+        request, 0.0, 0.0, answer=seen_answer(Redactor(KEY, "PETSTORE_API_KEY"), request, status, fields, content)
     )
 
 

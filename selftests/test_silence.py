@@ -25,6 +25,7 @@ from petstore_contract.interface.silence import FITTING_4XX, SILENCES, classify
 from petstore_contract.judging.pipeline import Pipeline
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.transport import Observed
+from petstore_contract.transport.answers import seen_answer
 from tests.test_outside import OUTSIDE
 
 KEY = "Silence-Key-0123456789"
@@ -100,7 +101,10 @@ def _seen(method: str, path: str, headers: dict[str, str], body: bytes | None, s
     else:
         content, media = str(answer).encode(), "text/html"
     extra = {"www-authenticate": 'Bearer realm="x"'} if status == 401 else {}
-    return Observed(request, 0.0, 0.0, status=status, headers=(("content-type", media), *extra.items()), body=content)
+    fields = (("content-type", media), *extra.items())
+    return Observed(
+        request, 0.0, 0.0, answer=seen_answer(Redactor(KEY, "PETSTORE_API_KEY"), request, status, fields, content)
+    )
 
 
 def _findings(seen: Observed) -> list[str]:

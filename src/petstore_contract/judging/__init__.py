@@ -11,8 +11,8 @@ The modules (docs/architecture.md gives the judging model they make up):
   the order the pipeline runs them; placement derived from clauses.toml and the OpenAPI document;
 - ``pipeline``: the pipeline of every exchange, a watcher of the transport in every process that judges
   every answer by the checks of its operation and status; ``tally`` merges what it judged at the end
-  and makes the findings no test reported into one record; ``seen`` reads an observed exchange as an
-  answer; ``flicker`` tells the service's 5xx (its Error body) from the deployment's;
+  and makes the findings no test reported into one record; ``flicker`` tells the service's 5xx (its
+  Error body) from the deployment's;
 - ``http_layer``: the rules of the HTTP layer's answers (methods, request-targets, codings, framings);
 - ``model``: the model of the store (one animal, one representation: ``list.item.same``);
 - ``refusals``: every refused create held against every animal the run sees

@@ -17,20 +17,19 @@ the expectations below this module raise.
 
 from __future__ import annotations
 
-import contextlib
 import re
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.interface.clauses import CLAUSE_IDS, ClauseId, success_clause
 from petstore_contract.interface.document import CURRENT_OPERATIONS, INT64_MAX, INT64_MIN
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.interface.spec import documented, success_shown
 from petstore_contract.judging import expect
 from petstore_contract.judging.declaration import DECLARED, Declared, Judged, Kind, Placement, declare, declared
 from petstore_contract.judging.declaration import Check as Check
 from petstore_contract.judging.declaration import Route as R
-from petstore_contract.judging.seen import SeenAnswer
+from petstore_contract.transport.answers import Answer
 
 SUCCESS, DOCUMENTED = Placement.SUCCESS, Placement.DOCUMENTED
 ANSWERED = frozenset(R) - {R.WEB_SERVER, R.REDIRECT}  # every answer whose request the service reads
@@ -129,7 +128,7 @@ def _media_type_applies(judged: Judged) -> bool:
         return judged.holds(REGISTRY[Kind.ERROR_BODY])  # an Error body is JSON, and says so
     if judged.route is R.PLAIN_CREATE:
         return expect.created_animal(judged.answer) is not None
-    return bool(judged.answer.body) and judged.answer.seen.request.method != "HEAD"
+    return bool(judged.answer.body) and judged.request.method != "HEAD"
 
 
 @declare(
@@ -157,15 +156,15 @@ def _pets_shown(judged: Judged, held: bool) -> list[Finding]:
     again=lambda _: _pet_body,
     on=frozenset({R.DOCUMENTED}),
     # A read of an animal made from invalid data the service accepted: its rejection clause judges it.
-    when=lambda judged: judged.schema == "Pet" and _pet_id(judged.answer.seen.request.url or "") not in judged.admitted,
+    when=lambda judged: judged.schema == "Pet" and _pet_id(judged.request.url or "") not in judged.admitted,
     then=_pets_shown,
     expected="a Pet (§2)",
 )
 def _pet(judged: Judged) -> None:
-    judged.read.append(_evidenced(judged.answer, expect.pet, judged.answer.json(), "the body"))
+    judged.read.append(_evidenced_pet(judged.answer, expect.parsed(judged.answer), "the body"))
 
 
-def _pet_body(answer: expect.Answer) -> None:
+def _pet_body(answer: Answer) -> None:
     expect.pet(expect.parse_json(answer), "the body", answer.exchange)
 
 
@@ -182,18 +181,18 @@ def _pet_list(judged: Judged) -> None:
     """The list's Pets (an array of Pet), but those made from invalid data the service accepted."""
     answer = judged.answer
     expect.status(answer, 200)
-    body = answer.json()
+    body = expect.parsed(answer)
     if not isinstance(body, list):
         raise Mismatch("a JSON array of Pet", f"a JSON {type(body).__name__}", answer.exchange, Kind.PET_LIST)
     kept = [item for item in body if not (isinstance(item, dict) and item.get("id") in judged.admitted)]
     for index, item in enumerate(kept):
-        _evidenced(answer, expect.pet, item, f"item {index} of the list")
+        _evidenced_pet(answer, item, f"item {index} of the list")
     judged.read.extend(kept)
 
 
 def _gone(judged: Judged, held: bool) -> list[Finding]:
     """A 404 to a read: the store model's, whatever the Error body (an animal it saw is gone)."""
-    request = judged.answer.seen.request
+    request = judged.request
     if judged.route is not R.DOCUMENTED or judged.operation != "getPet" or judged.status != 404:
         return []
     pet_id = _pet_id(request.url or "")
@@ -241,7 +240,7 @@ def _bearer_challenge(judged: Judged) -> None:
     expect.bearer_challenge(judged.answer)
 
 
-def _challenge_of_401(answer: expect.Answer) -> None:
+def _challenge_of_401(answer: Answer) -> None:
     """RFC 9110 §11.6.1 asks a challenge of a 401; an answer that is no 401 does not decide it."""
     if answer.status != 401:
         raise CannotRejudge(f"the answer is now HTTP {answer.status}, not a 401: its challenge is not asked for")
@@ -316,7 +315,7 @@ def check_for(expectation: str) -> Check:
         raise CannotRejudge(f"the expectation {expectation!r} is malformed") from None
 
 
-def judge(check: Check, answer: Any) -> Mismatch | None:
+def judge(check: Check, answer: Answer) -> Mismatch | None:
     """The Mismatch when the answer still breaks the check, else None."""
     try:
         check(answer)
@@ -325,20 +324,22 @@ def judge(check: Check, answer: Any) -> Mismatch | None:
     return None
 
 
-def _evidenced(answer: SeenAnswer, check: Any, *args: Any) -> Any:
-    """``check(*args)``, its Mismatch given the exchange as evidence: the redacted exchange (which scans
-    the whole body, a page can be megabytes) is built for a finding only, not for every answer."""
+def _evidenced_pet(answer: Answer, instance: JsonValue, where: str) -> JsonObject:
+    """``expect.pet``, its Mismatch given the exchange as evidence: the redacted exchange (which scans the
+    whole body, a page can be megabytes) is built for a finding only, not for every answer."""
     try:
-        return check(*args)
+        return expect.pet(instance, where)
     except Mismatch as mismatch:
         mismatch.exchange = answer.exchange
         raise
 
 
-def _items(answer: SeenAnswer) -> list[Any]:
-    with contextlib.suppress(Mismatch):
-        return body if isinstance(body := answer.json(), list) else []
-    return []
+def _items(answer: Answer) -> list[JsonValue]:
+    try:
+        body = answer.json()
+    except (ValueError, RecursionError):
+        return []
+    return body if isinstance(body, list) else []
 
 
 def _pet_id(url: str) -> int | None:

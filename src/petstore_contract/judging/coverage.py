@@ -73,8 +73,10 @@ MISSING_KEY = CLAUSE_IDS.auth_missing  # the clause of every operation's 401: a 
 
 def _ids_listed(seen: Observed) -> list[int]:
     """The ids of a list answer (or of one created Pet), ignoring whatever is not a Pet."""
+    if seen.answer is None:
+        return []
     try:
-        data = seen.json()
+        data = seen.answer.json()
     except (ValueError, RecursionError):
         return []
     items = data if isinstance(data, list) else [data]
@@ -96,7 +98,7 @@ class Tally:
     def __call__(self, seen: Observed) -> None:
         request = seen.request
         operation = operation_of(request.method or "GET", request.url or "")
-        status = str(seen.status) if seen.status is not None else NO_ANSWER
+        status = str(seen.answer.status) if seen.answer is not None else NO_ANSWER
         valid = self._valid(request.headers.get("Authorization"))
         with self._lock:
             self._count(operation, valid, seen, status)

@@ -21,16 +21,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.interface.clauses import ClauseId
+from petstore_contract.interface.jsontypes import JsonValue
+from petstore_contract.transport.answers import Answer
 
 if TYPE_CHECKING:  # annotations only: the modules below import ``Kind`` from here
+    from requests import PreparedRequest
+
     from petstore_contract.interface.silence import Placed
     from petstore_contract.judging.model import StoreModel
     from petstore_contract.judging.refusals import Refusals
-    from petstore_contract.judging.seen import SeenAnswer
 
 
 class Kind(StrEnum):
@@ -66,9 +69,9 @@ def expectation(kind: str, argument: str = "") -> str:
     return f"{kind}:{argument}" if argument else kind
 
 
-# Called with an answer (``expect.Answer``: a targeted test's, or the replay's); raises Mismatch when it
-# still breaks the check.  Typed loosely: the transport's frozen Answer reads like the Protocol.
-Check = Callable[[Any], Any]
+# Called with an answer (a re-ask's, or the replay's); raises Mismatch when it still breaks the check.
+# What it returns (the Error body an expectation read, say) is not read.
+Check = Callable[[Answer], object]
 
 
 class Route(Enum):
@@ -109,7 +112,8 @@ Then = Callable[["Judged", bool], list[Finding]]
 class Judged:
     """One answer as the pipeline judges it: where it stands, and what its checks read and concluded."""
 
-    answer: SeenAnswer
+    answer: Answer
+    request: PreparedRequest  # as it went out (``transport.Observed``)
     operation: str  # the operationId of the request, "" outside the document
     placed: Placed  # where the request stands (interface/silence.py)
     route: Route
@@ -118,7 +122,7 @@ class Judged:
     model: StoreModel  # every Pet of every answer, one representation of its animal
     refusals: Refusals  # refused creates, held against every animal shown
     schema: str | None = None  # the body the document gives the answer's status ("Pet", "Pet[]", "Error")
-    read: list[Any] = field(default_factory=list)  # what a shape check read (Pets), for the store model
+    read: list[JsonValue] = field(default_factory=list)  # what a shape check read (Pets), for the store model
     outcomes: dict[str, Mismatch | None] = field(default_factory=dict)  # each check run, once
 
     @property
@@ -173,7 +177,22 @@ class Declared:
 DECLARED: list[Declared] = []  # in the order the pipeline runs them: the order of ``checks.py``
 
 
-def declare(kind: str, **declaration: Any) -> Callable[[Run], Run]:
+class Declaration(TypedDict, total=False):
+    """What ``declare`` and ``declared`` take beside the kind: ``Declared``'s fields, each as it types it."""
+
+    clause: ClauseId | Placement | None
+    place: Callable[[Judged], ClauseId] | None
+    again: Callable[[str], Check] | None
+    not_again: str
+    on: frozenset[Route]
+    when: Applies
+    halts: bool
+    gate: bool
+    then: Then | None
+    expected: str
+
+
+def declare(kind: str, **declaration: Unpack[Declaration]) -> Callable[[Run], Run]:
     """Declare ``kind``'s check, the decorated function being the pipeline's check of every answer."""
 
     def stamp(run: Run) -> Run:
@@ -183,6 +202,6 @@ def declare(kind: str, **declaration: Any) -> Callable[[Run], Run]:
     return stamp
 
 
-def declared(kind: str, **declaration: Any) -> None:
+def declared(kind: str, **declaration: Unpack[Declaration]) -> None:
     """Declare a kind the pipeline does not run on every answer (a test's, Schemathesis', a comparison)."""
     DECLARED.append(Declared(kind, **declaration))

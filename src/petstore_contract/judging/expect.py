@@ -15,7 +15,6 @@ import json
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 import pytest
 
@@ -43,6 +42,7 @@ from petstore_contract.interface.spec import schema_errors
 from petstore_contract.judging import headers
 from petstore_contract.judging.declaration import Kind
 from petstore_contract.transport import TargetProblem, throttling
+from petstore_contract.transport.answers import Row
 from petstore_contract.transport.problems import INCOMPLETE
 
 SHOWN = 200  # characters of a value quoted in an observation
@@ -54,23 +54,7 @@ def throttled(exchange: Exchange | None) -> bool:
     return exchange is not None and throttling(exchange.status, exchange.header("Retry-After"))
 
 
-class Answer(Protocol):
-    """What a check reads of an answer (read-only: a transport answer, a replayed one, an unanswered row)."""
-
-    @property
-    def status(self) -> int: ...
-
-    @property
-    def body(self) -> bytes: ...
-
-    @property
-    def exchange(self) -> Exchange: ...
-
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-
-
-def short(value: Any, limit: int = SHOWN) -> str:
+def short(value: object, limit: int = SHOWN) -> str:
     try:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     except (ValueError, RecursionError):  # nested deeper than json can write back
@@ -78,28 +62,40 @@ def short(value: Any, limit: int = SHOWN) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
-def body_of(answer: Answer) -> str:
+def body_of(answer: Row) -> str:
     return short(answer.body.decode("utf-8", errors="replace")) or "an empty body"
 
 
-def parse_json(answer: Answer) -> JsonValue:
+def parse_json(answer: Row) -> JsonValue:
+    """The body as JSON, a value of the caller's own (a test may change it); not JSON: the Mismatch."""
     try:
         parsed: JsonValue = json.loads(answer.body)
         return parsed
     except (ValueError, RecursionError):  # invalid JSON or UTF-8; nesting deeper than Python's stack
-        raise Mismatch(
-            "a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, Kind.JSON_BODY
-        ) from None
+        raise _not_json(answer) from None
 
 
-def status(answer: Answer, *expected: int) -> None:
+def parsed(answer: Row) -> JsonValue:
+    """The answer's one parse of its body (``Answer.json``), shared by every reader and never changed;
+    not JSON: the Mismatch."""
+    try:
+        return answer.json()
+    except (ValueError, RecursionError):
+        raise _not_json(answer) from None
+
+
+def _not_json(answer: Row) -> Mismatch:
+    return Mismatch("a JSON body", f"HTTP {answer.status} with {body_of(answer)}", answer.exchange, Kind.JSON_BODY)
+
+
+def status(answer: Row, *expected: int) -> None:
     if answer.status not in expected:
         want = " or ".join(map(str, dict.fromkeys(expected)))  # each status once (a test may list one twice)
         observed = f"HTTP {answer.status} with {body_of(answer)}"
         raise Mismatch(f"HTTP {want}", observed, answer.exchange, Kind.STATUS.expectation(",".join(map(str, expected))))
 
 
-def created_animal(answer: Answer) -> JsonObject | None:
+def created_animal(answer: Row) -> JsonObject | None:
     """The animal a create's answer shows the store now holds, or None.
 
     A 201 whose body is a JSON object with an integer id (its shape is create.created's to judge); any
@@ -110,13 +106,13 @@ def created_animal(answer: Answer) -> JsonObject | None:
     return animal_made(answer.status, answer.body)
 
 
-def created(answer: Answer) -> bool:
+def created(answer: Row) -> bool:
     """A create answered 201 (whatever its body: create.created judges it), or another 2xx that shows the
     animal it made (``created_animal``)."""
     return answer.status == 201 or created_animal(answer) is not None
 
 
-def made_nothing(judge: Judge, answer: Answer, clause: str) -> bool:
+def made_nothing(judge: Judge, answer: Row, clause: str) -> bool:
     """True where a create's answer made no animal (``created``): it shows no fields, so ``clause``'s rule
     (an echo, an id) has nothing to judge on this exchange; its status is create.created's or
     responses.documented's to judge.  The clause is decided on the creates that made one, and stays
@@ -127,26 +123,26 @@ def made_nothing(judge: Judge, answer: Answer, clause: str) -> bool:
     return True
 
 
-def key_accepted(answer: Answer, expected: str = "the valid key accepted (§5.1)") -> None:
+def key_accepted(answer: Row, expected: str = "the valid key accepted (§5.1)") -> None:
     """The credential sent was taken: no 401 and no 403 (what else it answered is other clauses' to judge)."""
     if answer.status in (401, 403):
         raise Mismatch(expected, f"HTTP {answer.status}", answer.exchange, Kind.KEY_ACCEPTED)
 
 
-def no_server_error(answer: Answer) -> None:
+def no_server_error(answer: Row) -> None:
     if answer.status >= 500:
         observed = f"HTTP {answer.status} with {body_of(answer)}"
         raise Mismatch("no 5xx answer", observed, answer.exchange, Kind.NO_SERVER_ERROR)
 
 
-def json_media_type(answer: Answer) -> None:
+def json_media_type(answer: Row) -> None:
     content_type = answer.headers.get("content-type", "")
     if headers.media_type(content_type) != "application/json":
         observed = f"Content-Type: {content_type or '(none)'}"
         raise Mismatch("Content-Type: application/json", observed, answer.exchange, Kind.JSON_MEDIA_TYPE)
 
 
-def error_body(answer: Answer) -> JsonObject:
+def error_body(answer: Row) -> JsonObject:
     """An Error: a JSON object with string code, string message, integer status = the HTTP status."""
     body = parse_json(answer)
     problems = schema_errors("Error", body)
@@ -174,7 +170,7 @@ def pet(instance: JsonValue, where: str, exchange: Exchange | None = None) -> Js
     return instance
 
 
-def pet_list(answer: Answer, admitted: Collection[int] = ()) -> list[JsonObject]:
+def pet_list(answer: Row, admitted: Collection[int] = ()) -> list[JsonObject]:
     """A 200 whose body is a JSON array of Pet.  An item with an ``admitted`` id (an animal made from
     invalid data the service accepted: its rejection clause judges it) is kept but not judged for its shape."""
     status(answer, 200)
@@ -210,7 +206,7 @@ def challenge_problem(challenge: str | list[str] | None) -> tuple[str, str] | No
     return None
 
 
-def bearer_challenge(answer: Answer) -> str:
+def bearer_challenge(answer: Row) -> str:
     """RFC 9110 §11.6.1 and RFC 6750 §3: a 401 carries a WWW-Authenticate header with a Bearer challenge."""
     challenge: str | None = answer.headers.get("www-authenticate")
     problem = challenge_problem(challenge)
@@ -235,7 +231,7 @@ def deprecation_problem(value: str | None, date: str | None, now: float) -> tupl
     return None
 
 
-def not_deprecated(answer: Answer) -> None:
+def not_deprecated(answer: Row) -> None:
     """§9.3: only GET /pets/{petId} is deprecated; an answer of a current operation announces neither a
     deprecation (RFC 9745) nor a removal (RFC 8594)."""
     for name in ("Deprecation", "Sunset"):
@@ -291,7 +287,7 @@ class Judge:
                 self.outcomes[clause] = CONFORMS
             self.count(clause)
 
-    def error_body(self, answer: Answer) -> None:
+    def error_body(self, answer: Row) -> None:
         """§7 "All error responses use the Error body": an error answer (4xx, 5xx) is judged on errors.body;
         a 2xx or 3xx carries none, so this exchange has nothing to judge for it (``nothing_to_judge``: the
         clause is decided on the answers that have one, and a violation of another clause does not leave it

@@ -17,13 +17,13 @@ with the create answer is ``read.found``'s and ``create.echo``'s (the targeted t
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from petstore_contract.core.records import Finding
 from petstore_contract.interface.clauses import CLAUSE_IDS
-from petstore_contract.interface.jsontypes import JsonObject
+from petstore_contract.interface.jsontypes import JsonObject, JsonValue
 from petstore_contract.judging import expect
 from petstore_contract.judging.declaration import Kind
+from petstore_contract.transport.answers import Answer
 
 CLAUSE = CLAUSE_IDS.list_item_same
 FIELDS = ("name", "categoryId", "status")
@@ -49,7 +49,7 @@ class StoreModel:
         self.read: dict[int, JsonObject] = {}  # GET /pets/{petId} answered 200
         self.listed: dict[int, JsonObject] = {}  # a list showed it
 
-    def gone(self, pet_id: int, answer: Any) -> list[Finding]:
+    def gone(self, pet_id: int, answer: Answer) -> list[Finding]:
         """A 404 for an id a list or a read showed before: no operation removes an animal (§4)."""
         with self._lock:
             shown = self.read.get(pet_id) or self.listed.get(pet_id)
@@ -59,7 +59,7 @@ class StoreModel:
         kind = Kind.STATUS.expectation("200")
         return [Finding(CLAUSE_IDS.read_found, expected, "HTTP 404", answer.exchange, MODEL_TEST, expectation=kind)]
 
-    def judge(self, operation: str, pets: Any, answer: Any) -> list[Finding]:
+    def judge(self, operation: str, pets: list[JsonValue], answer: Answer) -> list[Finding]:
         """Findings for each Pet of one answer that another answer showed otherwise (``pets`` already
         judged as Pets by the pipeline)."""
         if not isinstance(pets, list) or operation not in ("getPet", "listPets"):
@@ -67,13 +67,14 @@ class StoreModel:
         found: list[Finding] = []
         with self._lock:
             for pet in pets:
-                if not isinstance(pet, dict) or type(pet.get("id")) is not int:
+                pet_id = pet.get("id") if isinstance(pet, dict) else None
+                if not isinstance(pet, dict) or not isinstance(pet_id, int) or type(pet_id) is not int:
                     continue
                 shown = {name: pet[name] for name in FIELDS if name in pet}
-                problem = self._seen(operation, pet["id"], shown)
+                problem = self._seen(operation, pet_id, shown)
                 if problem is not None:
                     name, other, where = problem
-                    found.append(_finding(pet["id"], name, (other, shown), where, answer))
+                    found.append(_finding(pet_id, name, (other, shown), where, answer))
         return found
 
     def _seen(self, operation: str, pet_id: int, shown: JsonObject) -> tuple[str, JsonObject, str] | None:
@@ -94,7 +95,7 @@ class StoreModel:
         return (name, other, where) if name is not None else None
 
 
-def _finding(pet_id: int, name: str, both: tuple[JsonObject, JsonObject], where: str, answer: Any) -> Finding:
+def _finding(pet_id: int, name: str, both: tuple[JsonObject, JsonObject], where: str, answer: Answer) -> Finding:
     other, shown = both
     expected = f"animal {pet_id} with {name}={expect.short(other.get(name, '<absent>'))}, as {where} showed it"
     observed = f"{name}={expect.short(shown.get(name, '<absent>'))}"

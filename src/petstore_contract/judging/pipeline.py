@@ -35,8 +35,9 @@ import json
 import re
 import threading
 from collections import Counter
-from typing import Any
 from urllib.parse import unquote, unquote_plus
+
+from requests import PreparedRequest
 
 from petstore_contract.core.records import Finding, Mismatch
 from petstore_contract.core.redaction import Redactor
@@ -52,9 +53,8 @@ from petstore_contract.judging.declaration import DECLARED, Judged, Route
 from petstore_contract.judging.ids import Handed
 from petstore_contract.judging.model import StoreModel
 from petstore_contract.judging.refusals import Refusals
-from petstore_contract.judging.seen import SeenAnswer
 from petstore_contract.transport import REDIRECTS, Observed
-from petstore_contract.transport.answers import throttling
+from petstore_contract.transport.answers import Answer, throttling
 
 TEST = "(every exchange of the run): the checks that apply to every answer"
 KEPT_PER_CHECK = 3  # findings kept per process for one clause and kind: evidence, not a log
@@ -88,13 +88,16 @@ class Pipeline:
         # of a request the document describes is that operation's answer, and no 3xx is in its table.
         # An answer that never completed (``problem`` beside its status) is judged once, on the clause of the
         # request that got it (``expect.cut_short``): its body is not all there to be judged here.
-        redirected = seen.status in REDIRECTS and _location(seen)
-        if seen.status is None or seen.problem or (redirected and not _described(seen)):
+        answer = seen.answer
+        redirected = answer is not None and answer.status in REDIRECTS and _location(answer)
+        if answer is None or seen.problem or (redirected and not _described(seen)):
             with self._lock:
                 self.unanswered += 1
             return
-        answer = SeenAnswer(seen, self.redact)
-        found = self.judge(answer, redirected=True) if redirected else [] if _throttled(answer) else self.judge(answer)
+        if redirected:
+            found = self.judge(seen, answer, redirected=True)
+        else:
+            found = [] if _throttled(answer) else self.judge(seen, answer)
         with self._lock:
             self.judged += 1
             for finding in found:
@@ -103,19 +106,20 @@ class Pipeline:
                 if self._kept[key] <= KEPT_PER_CHECK:
                     self.findings.append(finding)
 
-    def judge(self, answer: SeenAnswer, redirected: bool = False) -> list[Finding]:
-        """Every declared check that applies to one answer, each on its clause, in the order declared (a
-        failed check stops the others only where it says so: ``Declared.halts``)."""
-        request = answer.seen.request
+    def judge(self, seen: Observed, answer: Answer, redirected: bool = False) -> list[Finding]:
+        """Every declared check that applies to one answer (``seen``'s), each on its clause, in the order
+        declared (a failed check stops the others only where it says so: ``Declared.halts``)."""
+        request = seen.request
         method, url = request.method or "GET", request.url or ""
         operation = operation_id(method, url)
         placed = classify(method, url, request.headers, request.body)
         authorization = request.headers.get("Authorization")
         judged = Judged(
             answer,
+            request,
             operation,
             placed,
-            self.route(answer, operation, placed) if not redirected else Route.REDIRECT,
+            self.route(answer, request, operation, placed) if not redirected else Route.REDIRECT,
             self._credential_clause(request, authorization),
             self.admitted,
             self.model,
@@ -125,13 +129,13 @@ class Pipeline:
             judged.schema = answer_schema(operation, answer.status)
         found: list[Finding] = []
         if _passes(True, judged, found):
-            self._note(judged)
+            self._note(judged, seen.started)
             _passes(False, judged, found)
         return found
 
-    def route(self, answer: SeenAnswer, operation: str, placed: Placed) -> Route:
+    def route(self, answer: Answer, request: PreparedRequest, operation: str, placed: Placed) -> Route:
         """Where an answer stands (``declaration.Route``), from its request and its status."""
-        request, status = answer.seen.request, answer.status
+        status = answer.status
         if placed.by_the_web_server(status):
             # The web server's own answer (a request it answers itself, a refusal of the request's framing HTTP
             # defines), in whatever form it gives it: judged for what misleads (judging/http_layer.py).
@@ -139,7 +143,7 @@ class Pipeline:
         valid_key = self._valid(request.headers.get("Authorization"))
         refused_first = placed.credential_first and not valid_key and status != 401
         if placed.silence is not None and not refused_first:
-            return _outside(answer, placed, operation, valid_key)
+            return _outside(answer, request, placed, operation, valid_key)
         if not valid_key and status != 401:
             # Without the valid key a request must get 401 whatever else it carries (§5.3): its clause first.
             # The key carried elsewhere (the query, another header) is a credential in another form:
@@ -153,14 +157,14 @@ class Pipeline:
             return Route.ADMITTED
         return Route.DOCUMENTED
 
-    def _note(self, judged: Judged) -> None:
+    def _note(self, judged: Judged, started: float) -> None:
         """What the pipeline keeps of an answer, beside its checks: the ids a create handed out, the refused
         creates (a refused create changes nothing, a web server's refusal included: judging/refusals.py)."""
         answer, route = judged.answer, judged.route
         if judged.operation == "createPet" and route is not Route.REDIRECT:
-            self.refusals.create_answered(answer.seen.request.body, answer.status, answer)
+            self.refusals.create_answered(judged.request.body, answer.status, answer)
             if route is not Route.WEB_SERVER and expect.created(answer):
-                self._handed(answer)  # a 201, or another 2xx with a Pet: an id handed out all the same
+                self._handed(answer, started)  # a 201, or another 2xx with a Pet: an id handed out all the same
         if route is Route.ADMITTED:
             self._admitted(answer)
         if route is Route.PLAIN_CREATE and expect.created_animal(answer) is not None:
@@ -168,35 +172,35 @@ class Pipeline:
             # exists, and its name is one the refused creates are held against (one fault, one clause).
             self.refusals.animals_shown([answer.json()], answer)
 
-    def _credential_clause(self, request: Any, authorization: str | None) -> ClauseId:
+    def _credential_clause(self, request: PreparedRequest, authorization: str | None) -> ClauseId:
         return (
             CLAUSE_IDS.auth_missing
             if authorization is None and not self._key_elsewhere(request)
             else CLAUSE_IDS.auth_invalid
         )
 
-    def _handed(self, answer: SeenAnswer) -> None:
+    def _handed(self, answer: Answer, started: float) -> None:
         """An id a create answered, whichever part of the run sent it: ``ids.handed_twice`` holds them all."""
         try:
-            body = answer.seen.json()
+            body = answer.json()
         except (ValueError, RecursionError):
             return
         if isinstance(body, dict) and type(pet_id := body.get("id")) is int:
-            handed = Handed(pet_id, answer.seen.started, answer.exchange.to_dict())
+            handed = Handed(pet_id, started, answer.exchange.to_dict())
             with self._lock:
                 self.handed.append(handed)
 
-    def _admitted(self, answer: SeenAnswer) -> None:
+    def _admitted(self, answer: Answer) -> None:
         try:
             body = answer.json()
-        except Mismatch:
+        except (ValueError, RecursionError):
             return
         pet_id = body.get("id") if isinstance(body, dict) else None
         if isinstance(pet_id, int) and type(pet_id) is int:
             with self._lock:
                 self.admitted.add(pet_id)
 
-    def _key_elsewhere(self, request: Any) -> bool:
+    def _key_elsewhere(self, request: PreparedRequest) -> bool:
         if not self.key:
             return False
         url = request.url or ""
@@ -208,7 +212,7 @@ class Pipeline:
         scheme, _, token = (header or "").partition(" ")
         return scheme.lower() == "bearer" and token == self.key
 
-    def _plain_new_pet(self, body: Any) -> bool:
+    def _plain_new_pet(self, body: bytes | str | None) -> bool:
         """A NewPet no compliant service may refuse: the run's own short plain name, a small positive
         categoryId, a PetStatus or none, nothing else (a service may refuse long or unusual names, and
         categories that are large, zero, negative or not in its catalog: category rules are not shown)."""
@@ -241,8 +245,8 @@ def _unique_keys(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
     return dict(pairs)
 
 
-def _location(seen: Observed) -> bool:
-    return any(name.lower() == "location" and value for name, value in seen.headers)
+def _location(answer: Answer) -> bool:
+    return any(name.lower() == "location" and value for name, value in answer.fields)
 
 
 def _described(seen: Observed) -> bool:
@@ -255,7 +259,7 @@ def _described(seen: Observed) -> bool:
     return classify(method, url, request.headers, request.body).silence is None
 
 
-def _throttled(answer: SeenAnswer) -> bool:
+def _throttled(answer: Answer) -> bool:
     """An answer the transport waits on and asks again (``transport.throttling``: 429, or 503 with
     Retry-After, any method): the request was not handled (RFC 6585 §4, RFC 9110 §15.6.4)."""
     return throttling(answer.status, answer.headers.get("retry-after"))
@@ -284,7 +288,7 @@ def _passes(gates: bool, judged: Judged, found: list[Finding]) -> bool:
     return True
 
 
-def _outside(answer: SeenAnswer, placed: Placed, operation: str, valid_key: bool) -> Route:
+def _outside(answer: Answer, request: PreparedRequest, placed: Placed, operation: str, valid_key: bool) -> Route:
     """A request the document does not describe (``interface/silence.py``): HTTP decides its status, §7
     its error body.  A 2xx that serves it as the document's operation is judged as that operation's
     answer; a path that names no animal (a petId that is no int64) is read.not-found's to judge."""
@@ -298,6 +302,6 @@ def _outside(answer: SeenAnswer, placed: Placed, operation: str, valid_key: bool
         return Route.DOCUMENTED if operation and placed.silence is not SILENCES["path"] else Route.OUTSIDE_QUIET
     if not placed.fits(status):
         return Route.OUTSIDE_UNFITTING
-    if answer.seen.request.method == "HEAD":
+    if request.method == "HEAD":
         return Route.OUTSIDE_QUIET  # a HEAD answer carries no content (RFC 9110 §9.3.2): no Error body to judge
     return Route.OUTSIDE_REFUSED

@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any
 
 from petstore_contract.core.records import Finding
 from petstore_contract.interface.clauses import CLAUSE_IDS
+from petstore_contract.interface.jsontypes import JsonValue
 from petstore_contract.judging import expect
 from petstore_contract.judging.declaration import Kind
-from petstore_contract.judging.seen import SeenAnswer
+from petstore_contract.transport.answers import Answer
 
 CLAUSE = CLAUSE_IDS.create_reject_nothing_created
 KEPT = 200  # names whose first sighting is kept as evidence: the run's own animals, a few hundred
@@ -37,12 +37,12 @@ class Refusals:
 
     def __init__(self, own_name: re.Pattern[str] | None, test: str) -> None:
         self.own_name, self.test = own_name, test
-        self.refused: dict[str, SeenAnswer] = {}  # name -> the refusal's answer (its exchange built when needed)
+        self.refused: dict[str, Answer] = {}  # name -> the refusal's answer (its exchange built when needed)
         self.accepted: set[str] = set()
-        self.shown: dict[str, SeenAnswer] = {}  # name -> the first answer that showed an animal of that name
+        self.shown: dict[str, Answer] = {}  # name -> the first answer that showed an animal of that name
         self._lock = threading.Lock()
 
-    def create_answered(self, body: Any, status: int, answer: SeenAnswer) -> None:
+    def create_answered(self, body: bytes | str | None, status: int, answer: Answer) -> None:
         """A POST /pets answered: a name of the run's own refused (a 4xx but a 429) or accepted (a 2xx)."""
         name = self._own(body)
         if name is None:
@@ -53,7 +53,7 @@ class Refusals:
             elif 400 <= status < 500 and status != 429:
                 self.refused.setdefault(name, answer)
 
-    def animals_shown(self, pets: list[Any], answer: SeenAnswer) -> None:
+    def animals_shown(self, pets: list[JsonValue], answer: Answer) -> None:
         """Animals in an answer (a page, a read): the first sighting of each of the run's own names."""
         if self.own_name is None:
             return
@@ -89,7 +89,7 @@ class Refusals:
                 )
             return found
 
-    def _own(self, body: Any) -> str | None:
+    def _own(self, body: bytes | str | None) -> str | None:
         if self.own_name is None or not body:
             return None
         try:

@@ -36,8 +36,9 @@ the controller, an open breaker is a file in ``shared_dir`` that every process s
 controller sums the counters each process wrote (``RunGuard.write_counters``, ``merge_counters``).
 
 The modules: ``options`` (the target, where it is), ``problems`` (trouble as one line), ``guard``
-(budget, breaker, counters), ``adapter`` (the one adapter), ``answers`` (the one answer record, ``Answer``,
-with its raw bytes view as an optional part; ``Unanswered``, no answer and its reason; recorded exchanges),
+(budget, breaker, counters), ``adapter`` (the one adapter; ``Observed``, an exchange as its watchers get
+it), ``answers`` (the one answer type every check reads, ``Answer``, with its raw bytes view as an
+optional part; ``Unanswered``, no answer and its reason; recorded exchanges),
 ``batch`` (side by side on a bounded pool), ``pacing`` (the bound on requests in flight under 429),
 ``shared`` (the only files a run's processes share: set-up results, counters, the open breaker; one
 ``publish``), ``har`` (every exchange as HAR 1.2), ``connections`` (every write on a connection that
@@ -200,7 +201,7 @@ class Transport:
             status=response.status_code,
             headers=response.headers,
             body=response.content,
-            exchange=self.exchange(response),
+            recorded=self.exchange(response),
         )
 
     def exchange(self, response: Any, problem: str = "") -> record.Exchange:

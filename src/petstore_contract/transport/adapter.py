@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import requests
@@ -16,10 +14,9 @@ import urllib3
 from requests.adapters import HTTPAdapter
 
 from petstore_contract.core.redaction import Redactor
-from petstore_contract.interface.jsontypes import JsonValue
 from petstore_contract.interface.spec import animal_made
 from petstore_contract.transport import bodies, busy, connections
-from petstore_contract.transport.answers import build_exchange, parse_retry_after, throttling
+from petstore_contract.transport.answers import Answer, build_exchange, parse_retry_after, seen_answer, throttling
 from petstore_contract.transport.connections import IDEMPOTENT
 from petstore_contract.transport.guard import RunGuard, cut_timeout, longest_wait
 from petstore_contract.transport.options import TransportOptions, origin
@@ -35,41 +32,21 @@ STALL_FACTOR = 0.5  # an answer slower than this part of the request timeout is 
 
 @dataclass(frozen=True, eq=False)
 class Observed:
-    """One request as it went out on the wire and what came back, for the adapter's ``watchers``.
+    """One exchange as the adapter saw it, for its ``watchers``: the request as it went out on the wire, the
+    answer that came back (``answers.Answer``, as every check reads it), and when.
 
-    Raw: not redacted (a watcher that keeps it redacts it, e.g. ``har.Recorder``).  ``status`` None:
-    no answer, ``problem`` says why; a status and a ``problem``: an answer that never completed.  Times:
-    ``started`` epoch seconds, ``wait`` until the answer's headers (or the failure), ``receive`` reading
-    the body.
+    Raw: not redacted (a watcher that keeps it redacts it, e.g. ``har.Recorder``; the answer's own
+    ``exchange`` is redacted).  ``answer`` None: no answer, ``problem`` says why; an answer and a
+    ``problem``: an answer that never completed (its body not read).  Times: ``started`` epoch seconds,
+    ``wait`` until the answer's headers (or the failure), ``receive`` reading the body.
     """
 
     request: requests.PreparedRequest
     started: float
     wait: float
     receive: float = 0.0
-    status: int | None = None
-    reason: str = ""
-    version: int = 11
-    headers: tuple[tuple[str, str], ...] = ()
-    body: bytes = b""
+    answer: Answer | None = None
     problem: str = ""
-
-    def json(self) -> JsonValue:
-        """The body as JSON, parsed once for every watcher (a page can be megabytes); raises ValueError
-        (or RecursionError) as ``json.loads`` does.  The value is shared: a watcher reads it, never
-        changes it."""
-        parsed, problem = self._parsed
-        if problem is not None:
-            raise problem
-        return parsed
-
-    @cached_property
-    def _parsed(self) -> tuple[JsonValue, ValueError | RecursionError | None]:
-        try:
-            parsed: JsonValue = json.loads(self.body)
-            return parsed, None
-        except (ValueError, RecursionError) as exc:
-            return None, exc
 
 
 class GuardedAdapter(HTTPAdapter):
@@ -236,8 +213,11 @@ class GuardedAdapter(HTTPAdapter):
         self.guard.answered()
         if self.watchers:
             raw = streamed.raw
-            answer = {"status": raw.status, "reason": raw.reason or "", "version": raw.version, "body": body}
-            self._observe(request, (started, clock), answered, headers=tuple(raw.headers.items()), **answer)
+            fields = tuple(raw.headers.items())
+            seen = seen_answer(
+                self.redact, request, raw.status, fields, body, reason=raw.reason or "", version=raw.version
+            )
+            self._observe(request, (started, clock), answered, seen)
         return self.build_response(request, bodies.in_memory(streamed, body, method))
 
     def _head(
@@ -294,7 +274,12 @@ class GuardedAdapter(HTTPAdapter):
         return streamed, (started, clock)
 
     def _observe(
-        self, request: requests.PreparedRequest, sent: tuple[float, float], answered: float | None = None, **answer: Any
+        self,
+        request: requests.PreparedRequest,
+        sent: tuple[float, float],
+        answered: float | None = None,
+        answer: Answer | None = None,
+        problem: str = "",
     ) -> None:
         """Hand one exchange to the watchers (``sent``: epoch and monotonic time it went out)."""
         if not self.watchers:
@@ -302,7 +287,7 @@ class GuardedAdapter(HTTPAdapter):
         started, clock = sent
         now = time.monotonic()
         wait = (answered if answered is not None else now) - clock
-        seen = Observed(request, started, wait, now - clock - wait, **answer)
+        seen = Observed(request, started, wait, now - clock - wait, answer, problem)
         for watcher in self.watchers:
             # Bookkeeping must never fail a request; a recorder that lost an exchange shows in
             # ``petstore-contract verify`` (the HAR's entries against the requests counted).
@@ -335,7 +320,9 @@ class GuardedAdapter(HTTPAdapter):
         not moved, the write's outcome is its status's), incompletely; the judge places it on its clause."""
         raw = streamed.raw
         pairs = list(raw.headers.items())
-        self._observe(request, sent, status=raw.status, reason=raw.reason or "", headers=tuple(pairs), problem=line)
+        if self.watchers:
+            head = seen_answer(self.redact, request, raw.status, tuple(pairs), b"", reason=raw.reason or "")
+            self._observe(request, sent, answer=head, problem=line)
         self.guard.answered()
         body = request.body if isinstance(request.body, bytes | str) else None
         exchange = build_exchange(

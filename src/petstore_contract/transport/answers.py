@@ -1,4 +1,5 @@
-"""Answers of the targeted tests and recorded exchanges (the key replaced by its variable)."""
+"""The one answer type every check reads (``Answer``), its absence (``Unanswered``), and recorded exchanges
+(the key replaced by its variable)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import base64
 import email.utils
 import json
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Never
 
+import requests
 from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core import records as record
@@ -46,26 +48,67 @@ class RawView:
     interim: tuple[int, ...] = ()
 
 
+Fields = tuple[tuple[str, str], ...]  # header fields in the order they came, a repeated name repeated
+
+
 @dataclass(frozen=True, eq=False)
 class Answer:
-    """An answer of the target: its status, header fields, body (the whole body, within ``max_body_bytes``,
-    content-decoded) and the redacted record of its exchange; ``raw``, for an answer read off the socket
-    (``RawSender``), its raw bytes view.  ``to_dict``/``from_dict``: the form the run's processes share."""
+    """An answer of the target, the one form every check reads: its status, header fields, body (the whole
+    body, within ``max_body_bytes``, content-decoded), the body as JSON (``json``: parsed once), the
+    redacted record of its exchange and, for an answer read off the socket (``RawSender``), its raw bytes
+    view.
+
+    ``recorded`` is the exchange's record or what makes it: an answer the transport's watchers see (the
+    pipeline of every exchange reads every answer of a run) makes its record, which scans the whole body
+    for the key, only when a check reads ``exchange`` (evidence for a finding).  ``fields`` are the header
+    fields as they came (a HAR records each one; ``headers`` keeps a repeated name's last value, or
+    ``requests``' join of them); ``reason`` and ``version`` the status line's.  ``to_dict``/``from_dict``:
+    the form the run's processes share.
+    """
 
     status: int
     headers: CaseInsensitiveDict[str]
     body: bytes
-    exchange: record.Exchange
+    recorded: record.Exchange | Callable[[], record.Exchange]
     raw: RawView | None = None
+    fields: Fields = ()  # () where not given: the headers' items
+    reason: str = ""
+    version: int = 11
+    # The body's one parse (``json``), or the error it raised; None until first read.
+    _parsed: tuple[JsonValue, ValueError | RecursionError | None] | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.fields and self.headers:
+            object.__setattr__(self, "fields", tuple(self.headers.items()))
+
+    @property
+    def exchange(self) -> record.Exchange:
+        """The redacted record of the exchange, made on first use where the answer was given its maker."""
+        made = self.recorded
+        if not isinstance(made, record.Exchange):
+            made = made()
+            object.__setattr__(self, "recorded", made)  # made once: the same record for every reader
+        return made
 
     @property
     def text(self) -> str:
         return self.body.decode("utf-8", errors="replace")
 
     def json(self) -> JsonValue:
-        """The body as JSON; ValueError when it is not JSON (the caller turns that into a finding)."""
-        parsed: JsonValue = json.loads(self.body)
-        return parsed
+        """The body as JSON, parsed once for every reader (a page can be megabytes); ValueError (or
+        RecursionError) as ``json.loads`` raises them, each time it is asked.  The value is shared: a
+        reader reads it, never changes it (``expect.parse_json`` gives a test a copy of its own)."""
+        parsed = self._parsed
+        if parsed is None:
+            try:
+                parsed = (json.loads(self.body), None)
+            except (ValueError, RecursionError) as exc:
+                parsed = (None, exc)
+            object.__setattr__(self, "_parsed", parsed)
+        value, problem = parsed
+        if problem is not None:
+            raise problem
+        return value
 
     def raw_view(self) -> RawView:
         """The raw bytes view: the one recorded, or (an answer ``requests`` read) the body as it came, whole."""
@@ -114,9 +157,12 @@ class Unanswered:
 
     status = property(_raise)
     headers = property(_raise)
+    fields = property(_raise)
     body = property(_raise)
     text = property(_raise)
+    json = property(_raise)
     exchange = property(_raise)
+    raw_view = property(_raise)
 
     def to_dict(self) -> JsonObject:
         exchange = self.problem.exchange.to_dict() if self.problem.exchange is not None else None
@@ -136,6 +182,29 @@ def row_from_dict(value: JsonLike) -> Row:
     """An answer, or its absence, as ``to_dict`` wrote it."""
     data = wire.fields(value, "row")
     return Unanswered.from_dict(data) if "unanswered" in data else Answer.from_dict(data)
+
+
+def seen_answer(
+    redactor: Redactor,
+    request: requests.PreparedRequest,
+    status: int,
+    fields: Fields,
+    body: bytes,
+    *,
+    reason: str = "",
+    version: int = 11,
+) -> Answer:
+    """An answer as the transport's watchers see it (``adapter.Observed``): the header fields as they came
+    (``headers``: a repeated name's last value), its redacted exchange made only when first read."""
+
+    def exchange() -> record.Exchange:
+        sent = request.body if isinstance(request.body, bytes | str) else None
+        method, url = request.method or "GET", request.url or ""
+        return build_exchange(
+            redactor, method, url, request.headers, sent, status=status, response_headers=fields, response_body=body
+        )
+
+    return Answer(status, CaseInsensitiveDict(fields), body, exchange, fields=fields, reason=reason, version=version)
 
 
 def build_exchange(

@@ -118,25 +118,27 @@ def _request(seen: Observed, show: Callable[[str], str]) -> JsonObject:
 
 
 def _response(seen: Observed, show: Callable[[str], str]) -> JsonObject:
-    headers: list[JsonValue] = [{"name": name, "value": show(value)} for name, value in seen.headers]
-    mime = next((value for name, value in seen.headers if name.lower() == "content-type"), "")
-    content: JsonObject = {"size": len(seen.body), "mimeType": mime or "x-unknown"}
-    if seen.body:
-        text = show(seen.body.decode("utf-8", "replace"))
+    answer = seen.answer
+    fields, body = (answer.fields, answer.body) if answer is not None else ((), b"")
+    headers: list[JsonValue] = [{"name": name, "value": show(value)} for name, value in fields]
+    mime = next((value for name, value in fields if name.lower() == "content-type"), "")
+    content: JsonObject = {"size": len(body), "mimeType": mime or "x-unknown"}
+    if body:
+        text = show(body.decode("utf-8", "replace"))
         content["text"] = _cut(text)
         if len(text) > BODY_LIMIT:
             content["comment"] = f"body cut to {BODY_LIMIT:,} of {len(text):,} characters"
-    location = next((value for name, value in seen.headers if name.lower() == "location"), "")
+    location = next((value for name, value in fields if name.lower() == "location"), "")
     return {
-        "status": seen.status or 0,
-        "statusText": seen.reason if seen.status is not None else "",
-        "httpVersion": HTTP_VERSIONS.get(seen.version, "HTTP/1.1") if seen.status is not None else "",
+        "status": answer.status if answer is not None else 0,
+        "statusText": answer.reason if answer is not None else "",
+        "httpVersion": HTTP_VERSIONS.get(answer.version, "HTTP/1.1") if answer is not None else "",
         "cookies": [],
         "headers": headers,
         "content": content,
         "redirectURL": show(location),
         "headersSize": -1,
-        "bodySize": len(seen.body) if seen.status is not None else -1,
+        "bodySize": len(body) if answer is not None else -1,
     }
 
 

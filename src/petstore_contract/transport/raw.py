@@ -34,7 +34,14 @@ from requests.structures import CaseInsensitiveDict
 
 from petstore_contract.core import records as record
 from petstore_contract.transport.adapter import MAX_RESENDS, GuardedAdapter, Observed
-from petstore_contract.transport.answers import Answer, RawView, build_exchange, parse_retry_after, throttling
+from petstore_contract.transport.answers import (
+    Answer,
+    RawView,
+    build_exchange,
+    parse_retry_after,
+    seen_answer,
+    throttling,
+)
 from petstore_contract.transport.bodies import BODY_TIME_FACTOR, READ_SIZE
 from petstore_contract.transport.guard import RunGuard
 from petstore_contract.transport.options import origin
@@ -167,9 +174,9 @@ class RawSender:
         decoded = decode(coding, wire) if coding else wire
         body = decoded if decoded is not None else wire
         shown = [(k, v) for k, v in pairs if not (decoded is not None and coding and k.lower() == "content-encoding")]
-        self._observe(
-            prepared, started, clock, status=status, reason=reason, headers=tuple(shown), body=body, problem=problem
-        )
+        if self.adapter.watchers:
+            seen = seen_answer(self.redact, prepared, status, tuple(shown), body, reason=reason)
+            self._observe(prepared, started, clock, seen, problem)
         exchange = build_exchange(
             self.redact,
             raw.method,
@@ -243,11 +250,18 @@ class RawSender:
         finally:
             sock.close()
 
-    def _observe(self, prepared: requests.PreparedRequest, started: float, clock: float, **answer: Any) -> None:
+    def _observe(
+        self,
+        prepared: requests.PreparedRequest,
+        started: float,
+        clock: float,
+        answer: Answer | None = None,
+        problem: str = "",
+    ) -> None:
         if not self.adapter.watchers:
             return
         now = time.monotonic()
-        seen = Observed(prepared, started, now - clock, 0.0, **answer)
+        seen = Observed(prepared, started, now - clock, 0.0, answer, problem)
         for watcher in self.adapter.watchers:
             try:
                 watcher(seen)
