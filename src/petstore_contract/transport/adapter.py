@@ -67,8 +67,9 @@ class GuardedAdapter(HTTPAdapter):
         # a table sent ahead share the same ``concurrency`` requests in flight, fewer while throttled.
         self.pacer = Pacer(size, on_cut=guard.note_concurrency)
         guard.note_concurrency(size)
-        # Called with every request sent and its answer (``Observed``); none in an ordinary run, so
-        # that only a run that keeps its exchanges (a certification bundle) pays for them.
+        # Called with every request sent and its answer (``Observed``): a contract run's coverage tally and
+        # pipeline, and its recorder where the run keeps its exchanges (a certification bundle, HAR); a
+        # transport with none (a replay) reads no exchange for them.
         self.watchers: list[Callable[[Observed], None]] = []
         self.answered_once = False  # the target answered a request of this process (``busy``)
         super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
