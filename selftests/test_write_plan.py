@@ -20,9 +20,11 @@ import pytest
 from devtools import SuiteRun
 from devtools.killmatrix import Scenario, run_catalog
 from hosted import run_hosted
+from petstore_contract.defaults import DEFAULT_MAX_BODY_BYTES
 from petstore_contract.interface.document import INT64_MAX, INT64_MIN
 from petstore_contract.reference import BackgroundServer, build_app
 from petstore_contract.run import setup, writeplan
+from tests.test_crossings import BIG_BODIES
 
 ORDERS = ("reference", "oldest-first", "by-name")  # newest first, oldest first, by name
 INT_EDGES = {0, -1, 2**31 - 1, 2**31, 2**53 + 1, INT64_MIN, INT64_MAX}
@@ -42,6 +44,15 @@ class _Run:
         self.count += 1
         body: dict[str, Any] = {"name": self.name(f"{tag}-{self.count}"), "categoryId": 1, **fields}
         return body | ({"status": status} if status else {})
+
+
+def test_the_answer_cap_reads_a_page_of_everything_the_suite_itself_writes() -> None:
+    """A faulty service that keeps the size probes it should refuse (tests/test_crossings.py, 3.2 MB) beside
+    the million-character name and the 100 KiB refusal lists them all on one page: the default answer cap
+    reads it, with room for 100 ordinary animals, so that the fault leaves the other clauses decided."""
+    own = writeplan.HUGE_NAME + writeplan.TOO_LARGE + sum(BIG_BODIES.values())
+    assert own + 100 * 1_000 <= DEFAULT_MAX_BODY_BYTES, (DEFAULT_MAX_BODY_BYTES, own)
+    assert writeplan.huge_name(DEFAULT_MAX_BODY_BYTES) == writeplan.HUGE_NAME
 
 
 @pytest.mark.parametrize("crowded", [False, True], ids=["empty", "crowded"])
