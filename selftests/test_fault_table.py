@@ -8,6 +8,8 @@ from __future__ import annotations
 import email.utils
 import http.client
 import re
+import select
+import socket
 import tomllib
 from collections.abc import Callable
 from datetime import date
@@ -397,6 +399,26 @@ def test_fault_changes_what_it_names(serve: Callable[..., Api], fault: str) -> N
     probe = CASES[fault]
     assert not probe(serve()), f"the probe of {fault} sees the misbehaviour on the reference server"
     assert probe(serve(fault=fault)), f"{fault} ({FAULTS[fault].description}) is not seen on any request"
+
+
+def test_a_refusal_cut_short_ends_with_the_servers_close_when_the_body_comes_late(serve: Callable[..., Api]) -> None:
+    """``http_refusal_cut_short`` is caught on its cut answer (RFC 9112 §6.3), which must end the same way on
+    a busy client: the head sent, the body a moment later, the answer still breaks off at the server's FIN,
+    never at a reset (the body arriving at a connection closed with it unread) that the suite cannot judge."""
+    where = urlsplit(serve(fault="http_refusal_cut_short").base_url)
+    body = b'{"name": "x", "categoryId": 1}'
+    with socket.create_connection((where.hostname or "127.0.0.1", where.port or 80), timeout=5) as sock:
+        head = f"POST {where.path}/pets HTTP/1.1\r\nHost: {where.netloc}\r\nContent-Type: application/json\r\n"
+        sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode())
+        select.select([sock], [], [], 0.5)  # an answer that does not wait for the body comes within this
+        sock.sendall(body)
+        received = b""
+        try:
+            while piece := sock.recv(65536):
+                received += piece
+        except ConnectionResetError:
+            pytest.fail(f"the cut answer ended in a reset after {received!r}")
+    assert received.startswith(b"HTTP/1.1 401"), received
 
 
 # -- the catalog's records -----------------------------------------------------------------------

@@ -122,12 +122,17 @@ class ChunkedRefusalCutShort(_Layer):
 class RefusalCutShort(_Layer):
     """A refusal that never completes: a create without the key answered 401 by a script that does not read
     the body (a CGI under Apache httpd: its answer breaks off), here its Error body cut short of its
-    ``Content-Length``, then the connection closed (RFC 9112 §6.3: an incomplete message)."""
+    ``Content-Length``, then the connection closed (RFC 9112 §6.3: an incomplete message).  The web server
+    in front reads the body the script left (httpd's lingering close, RFC 9112 §9.6), so the connection ends
+    with the server's FIN: closed with the body unread, it would end in a reset whenever the body's bytes
+    came after the answer (on a busy client), and a reset is no answer the target is judged on."""
 
     async def answer(self, scope: Scope, receive: Any, send: Any) -> bool:
         keyless = not any(k.lower() == b"authorization" for k, _ in scope["headers"])
         if scope["method"] != "POST" or not keyless:
             return False
+        while (await receive()).get("more_body", False):
+            pass  # the body, read and dropped (a disconnect ends it too)
         body = json.dumps({"code": "unauthorized", "message": "API key missing", "status": 401}).encode()
         headers = [
             (b"content-type", b"application/json"),
