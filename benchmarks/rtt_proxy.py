@@ -77,6 +77,8 @@ async def serve(
         relays.add(task)
         try:
             await _relay(rtt, host, int(port), client, out)
+        except asyncio.CancelledError:
+            pass  # the relay stops (below): asyncio's stream callback would print a cancelled task's traceback
         finally:
             relays.discard(task)
 
