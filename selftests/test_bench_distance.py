@@ -138,3 +138,44 @@ def test_the_spares_count_what_became_of_each_one(monkeypatch: pytest.MonkeyPatc
     assert until(lambda: spares.expired == 1), "a spare no request took is closed at its age, and counted"
     spares.close()
     assert (spares.opened, spares.taken, spares.expired, spares.dropped) == (3, 1, 1, 1)
+
+
+class SlowToOpen(FakeConnection):
+    """A connection whose set-up lasts until ``opened`` is set (a handshake at a distance)."""
+
+    def __init__(self, opened: threading.Event) -> None:
+        super().__init__()
+        self.opened = opened
+
+    def connect(self) -> None:
+        self.opened.wait(TIMEOUT)
+        self.is_connected = True
+
+
+def test_a_write_waits_for_a_spare_still_opening_at_most_a_set_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spare begun before the write is ready no later than the write's own connection: the write waits for
+    it (one write a spare), and no longer than the running mean of a set-up."""
+    spares, key = Spares(), (SlowToOpen, "127.0.0.1", 2)
+    monkeypatch.setattr(spares_module, "AGE_FLOOR", 60.0)
+    monkeypatch.setattr(spares_module, "AGE_CAP", 60.0)
+    spares.note_setup(key, 30.0)  # a set-up lasts long here: the waiting write is woken by the spare alone
+    handshake = threading.Event()
+    spares.replace(key, SlowToOpen(handshake))
+    taken: list[object] = []
+    waiting = threading.Thread(target=lambda: taken.append(spares.take(key)), daemon=True)
+    waiting.start()
+    assert until(lambda: spares.claims.get(key) == 1), "the write does not wait for the spare that is opening"
+    assert spares.take(key) is None, "a second write waits for a spare the first one waits for"
+    handshake.set()
+    waiting.join(TIMEOUT)
+    assert len(taken) == 1 and isinstance(taken[0], SlowToOpen) and taken[0].is_connected
+    assert spares.claims[key] == 0 and spares.taken == 1
+    other = (SlowToOpen, "127.0.0.1", 3)
+    spares.note_setup(other, 0.2)
+    stuck = threading.Event()
+    spares.replace(other, SlowToOpen(stuck))
+    started = time.monotonic()
+    assert spares.take(other) is None, "a spare that does not open is waited for past a set-up"
+    assert time.monotonic() - started >= 0.2 * 0.99
+    stuck.set()
+    spares.close()

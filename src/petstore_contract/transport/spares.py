@@ -15,14 +15,21 @@ that worker.  So spares are bounded:
   the writes the run sends at once, none while it sends none;
 - each closed unused after ``AGE_FACTOR`` set-ups (the running mean of the process's connections' TCP
   and TLS set-up), at least ``AGE_FLOOR`` and at most ``AGE_CAP`` seconds: well below any server's time
-  for a connection's first request (Apache's ``mod_reqtimeout`` 20 s, Node's ``headersTimeout`` 60 s),
-  so the server has no reason to close it yet, and a worker it holds is freed within that bound;
+  for a connection's first request (Apache's ``mod_reqtimeout`` 20 s, Node's ``headersTimeout`` 60 s,
+  Tomcat's ``connectionTimeout`` 20 s), so the server has no reason to close it yet, and a worker it holds
+  is freed within that bound.  The floor is for a proxy near the client that accepts at once and opens
+  its own connection onward only then (a TLS terminator or load balancer in front of a far service): the
+  set-up the client sees is instant, the handshake that counts is paid before the first byte, and a
+  spare saves it only once it has lived that long;
 - taken oldest first: on a sync server the oldest is the one most likely already accepted by a worker.
 
-No request ever waits for a spare: a write that finds none opens its connection itself, as before, so
-a spare never stands between a request and its answer, and a server whose workers spares hold waits at
-most the age bound.  A spare the server closed is seen before use (``is_connected``: its socket is
-readable, at its end) and dropped.  Only writes open spares; a read sent again on a new connection
+A write that finds no spare ready waits for one only where one is opening that no other write waits
+for, and at most one set-up (the running mean): begun earlier, that spare is ready no later than the
+connection the write would open now (at a distance, over TLS, a burst of writes comes faster than the
+handshakes of the spares it started).  Otherwise it opens its connection itself, as before, so a spare
+stands between a request and its answer no longer than a handshake, and a server whose workers spares
+hold waits at most the age bound.  A spare the server closed is seen before use (``is_connected``: its
+socket is readable, at its end) and dropped.  Only writes open spares; a read sent again on a new connection
 (``fresh_connection``) takes one if one is there.
 """
 
@@ -35,7 +42,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MOST = 16  # spares open or opening per process (the default requests in flight)
-AGE_FACTOR, AGE_FLOOR, AGE_CAP = 5.0, 0.25, 1.0
+# 0.25 s and 1 s left a tenth of the writes at 100 ms without a spare, expired (benchmarks/distance.py)
+AGE_FACTOR, AGE_FLOOR, AGE_CAP = 5.0, 1.0, 2.0
 WEIGHT = 0.3  # of the newest set-up in the running mean
 
 Key = tuple[type, str, int]
@@ -58,11 +66,17 @@ class Spares:
     ready: dict[Key, list[_Spare]] = field(default_factory=dict)
     setup: dict[Key, float] = field(default_factory=dict)
     opening: int = 0
+    opening_for: dict[Key, int] = field(default_factory=dict)
+    claims: dict[Key, int] = field(default_factory=dict)  # writes waiting for a spare of the key that is opening
     opened: int = 0
     taken: int = 0
     expired: int = 0
     dropped: int = 0
     closed: threading.Event = field(default_factory=threading.Event)
+    changed: threading.Condition = field(init=False)  # a spare became ready, or failed to open
+
+    def __post_init__(self) -> None:
+        self.changed = threading.Condition(self.lock)
 
     def note_setup(self, key: Key, seconds: float) -> None:
         """A connection of ``key`` took ``seconds`` to open (TCP, and TLS's handshake where there is one)."""
@@ -74,20 +88,36 @@ class Spares:
         return min(AGE_CAP, max(AGE_FLOOR, AGE_FACTOR * self.setup.get(key, 0.0)))
 
     def take(self, key: Key) -> Any | None:
-        """The oldest spare of ``key`` still open at both ends and within its age, or None."""
-        while True:
-            with self.lock:
-                waiting = self.ready.get(key)
-                if not waiting:
-                    return None
-                spare = waiting.pop(0)
-            if spare.connection.is_connected and time.monotonic() - spare.opened < self.age(key):
+        """The oldest spare of ``key`` still open at both ends and within its age, or None.  Where none is
+        ready but one is opening that no other write waits for, the write waits for it, at most a set-up:
+        begun earlier, it is ready no later than a connection the write would open now."""
+        claimed = False
+        deadline = time.monotonic() + min(AGE_CAP, self.setup.get(key, 0.0))
+        try:
+            while True:
+                with self.changed:
+                    while not self.ready.get(key):
+                        if not claimed and self.opening_for.get(key, 0) <= self.claims.get(key, 0):
+                            return None
+                        if not claimed:
+                            self.claims[key] = self.claims.get(key, 0) + 1
+                            claimed = True
+                        left = deadline - time.monotonic()
+                        if left <= 0 or self.closed.is_set() or not self.opening_for.get(key, 0):
+                            return None
+                        self.changed.wait(left)
+                    spare = self.ready[key].pop(0)
+                if spare.connection.is_connected and time.monotonic() - spare.opened < self.age(key):
+                    with self.lock:
+                        self.taken += 1
+                    return spare.connection
                 with self.lock:
-                    self.taken += 1
-                return spare.connection
-            with self.lock:
-                self.dropped += 1
-            spare.connection.close()
+                    self.dropped += 1
+                spare.connection.close()
+        finally:
+            if claimed:
+                with self.lock:
+                    self.claims[key] -= 1
 
     def replace(self, key: Key, template: Any) -> None:
         """Open a spare like ``template`` (a closed connection, copied at once) in the background, within ``MOST``."""
@@ -96,17 +126,25 @@ class Spares:
             if self.closed.is_set() or held >= MOST:
                 return
             self.opening += 1
+            self.opening_for[key] = self.opening_for.get(key, 0) + 1
         spare = detached(template)
         threading.Thread(target=self._open, args=(key, spare), name="spare-connection", daemon=True).start()
 
     def close(self) -> None:
         """Close every spare; none is opened from now on (the run's transport is closing)."""
         self.closed.set()
-        with self.lock:
+        with self.changed:
             spares = [spare for waiting in self.ready.values() for spare in waiting]
             self.ready.clear()
+            self.changed.notify_all()
         for spare in spares:
             spare.connection.close()
+
+    def _opened(self, key: Key) -> None:
+        """One spare of ``key`` is no longer opening (under the lock); the writes waiting for one look again."""
+        self.opening -= 1
+        self.opening_for[key] -= 1
+        self.changed.notify_all()
 
     def reopen(self) -> None:
         """Spares may be opened again (a new transport in the same process)."""
@@ -117,12 +155,12 @@ class Spares:
             spare.connect()
         except Exception:  # the write that would have taken it opens its own and meets the failure there
             spare.close()
+            with self.changed:
+                self._opened(key)
             return
-        finally:
-            with self.lock:
-                self.opening -= 1
         entry = _Spare(spare, time.monotonic())
-        with self.lock:
+        with self.changed:
+            self._opened(key)
             kept = not self.closed.is_set()
             if kept:
                 self.opened += 1
