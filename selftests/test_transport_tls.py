@@ -15,6 +15,7 @@ from netpeers import ForwardProxy, PeerServer
 from petstore_contract.transport import (
     TargetProblem,
 )
+from petstore_contract.transport.raw import RawRequest, RawSender
 from transportkit import KEY, one_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +122,27 @@ def test_mutual_tls(pki: SimpleNamespace, make_transport) -> None:
             "certificate verification failed (see --contract-ca-bundle)"
         )
         assert len(server.requests) == 2
+
+
+def test_the_trust_store_is_read_once_a_run_not_at_every_new_connection(
+    pki: SimpleNamespace, make_transport, tmp_path: Path
+) -> None:
+    """Every write has a new connection, and each HTTP-layer request: the CA bundle (certifi's by default,
+    some 140 certificates, ten times a handshake's CPU to parse) is read into the run's TLS context once
+    (``transport/tls.py``).  Shown by the bundle's file holding another CA after the first request: the
+    writes' new connections and a raw request still verify the target against the bundle as it was read;
+    a run that reads it now fails."""
+    bundle, other = tmp_path / "bundle.pem", trustme.CA()
+    bundle.write_bytes(Path(pki.ca_path).read_bytes())
+    with PeerServer(tls=tls_context(pki, client_certificate=True)) as server:
+        transport = make_transport(server.base_url, verify=str(bundle), client_cert=pki.cert, client_key=pki.key)
+        assert transport.request("GET", "/pets").status == 200
+        other.cert_pem.write_to_path(str(bundle))
+        created = [transport.request("POST", "/pets", body=b'{"name": "x", "categoryId": 1}') for _ in range(3)]
+        assert [a.status for a in created] == [200] * 3  # the peer answers 200 to anything
+        assert RawSender(transport.adapter).send(RawRequest("GET", "/pets")).status == 200
+        later = make_transport(server.base_url, verify=str(bundle), client_cert=pki.cert, client_key=pki.key)
+        with pytest.raises(TargetProblem, match="certificate verification failed") as caught:
+            later.request("POST", "/pets", body=b"{}")
+        # Refused at the handshake, the write never left: nothing was applied, nothing is lost.
+        assert "answer was lost" not in str(caught.value), caught.value

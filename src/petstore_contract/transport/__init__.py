@@ -43,7 +43,9 @@ optional part; ``Unanswered``, no answer and its reason; recorded exchanges),
 ``shared`` (the only files a run's processes share: set-up results, counters, the open breaker; one
 ``publish``), ``har`` (every exchange as HAR 1.2), ``connections`` (every write on a connection that
 carried no request before), ``busy`` (a busy target's refusals and drops answered with back-pressure),
-``raw`` (the HTTP layer's requests sent exactly as written); this one holds ``Transport`` and names them all.
+``spares`` (connections opened ahead of the writes), ``tls`` (the trust store and client certificate read
+once a run), ``raw`` (the HTTP layer's requests sent exactly as written); this one holds ``Transport`` and
+names them all.
 """
 
 from __future__ import annotations

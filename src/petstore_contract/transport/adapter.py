@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -21,9 +22,11 @@ from petstore_contract.transport.connections import IDEMPOTENT
 from petstore_contract.transport.guard import RunGuard, cut_timeout, longest_wait
 from petstore_contract.transport.options import TransportOptions, origin
 from petstore_contract.transport.pacing import Pacer, Ticket
-from petstore_contract.transport.problems import BUDGET, INCOMPLETE, TargetProblem, describe
+from petstore_contract.transport.problems import BUDGET, INCOMPLETE, TargetProblem, describe, never_sent
+from petstore_contract.transport.tls import TlsContexts
 
 MAX_RESENDS = 3
+TLS_FILES = ("ca_certs", "ca_cert_dir", "cert_file", "key_file")  # what the run's TLS context holds read once
 STALL_FACTOR = 0.5  # an answer slower than this part of the request timeout is reported as stalled
 
 
@@ -72,6 +75,7 @@ class GuardedAdapter(HTTPAdapter):
         # transport with none (a replay) reads no exchange for them.
         self.watchers: list[Callable[[Observed], None]] = []
         self.answered_once = False  # the target answered a request of this process (``busy``)
+        self.tls = TlsContexts(options.client_cert, options.client_key)
         super().__init__(pool_connections=2, pool_maxsize=size, pool_block=True)
         connections.open_spares(True)
 
@@ -82,6 +86,26 @@ class GuardedAdapter(HTTPAdapter):
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> urllib3.ProxyManager:
         manager: urllib3.ProxyManager = super().proxy_manager_for(proxy, **proxy_kwargs)
         return connections.install(manager)
+
+    def build_connection_pool_key_attributes(
+        self, request: requests.PreparedRequest, verify: bool | str, cert: str | tuple[str, str] | None = None
+    ) -> tuple[Any, Any]:
+        """requests' pool for the request, given the run's TLS context (``tls``: the trust store and the
+        client certificate read once) in place of the files each new connection would read again."""
+        host, pool = super().build_connection_pool_key_attributes(request, verify, cert)
+        if host["scheme"] != "https":
+            return host, pool
+        try:
+            context = self.tls.context(verify)
+        except (OSError, ssl.SSLError):
+            return host, pool  # requests says what is wrong with the files, as it would without it
+        kept: dict[str, Any] = {k: v for k, v in pool.items() if k not in TLS_FILES}
+        return host, {**kept, "ssl_context": context}
+
+    def cert_verify(self, conn: Any, url: str, verify: bool | str, cert: Any) -> None:
+        super().cert_verify(conn, url, verify, cert)  # type: ignore[no-untyped-call]  # its checks, the verify mode
+        if url.lower().startswith("https") and conn.conn_kw.get("ssl_context") is not None:
+            conn.ca_certs = conn.ca_cert_dir = conn.cert_file = conn.key_file = None  # in the context already
 
     def send(
         self,
@@ -245,7 +269,7 @@ class GuardedAdapter(HTTPAdapter):
             if busy.refused(exc) and self.answered_once:
                 raise busy.Busy(line, (started, clock), resend=True) from None
             if not connections.dropped_before_answer(exc):
-                raise self._no_answer(line, where, request, (started, clock)) from None
+                raise self._no_answer(line, where, request, (started, clock), unsent=never_sent(exc)) from None
             if method not in IDEMPOTENT:
                 # The connection (a new one: ``connections``) dropped with no answer: the service may have
                 # applied the write before it did (a reset after the answer was on its way looks the same),
@@ -271,7 +295,7 @@ class GuardedAdapter(HTTPAdapter):
                 line = describe(again, where, self.origin, cut)
                 if self.answered_once and (busy.refused(again) or connections.dropped_before_answer(again)):
                     raise busy.Busy(line, (started, clock), resend=True) from None
-                raise self._no_answer(line, where, request, (started, clock)) from None
+                raise self._no_answer(line, where, request, (started, clock), unsent=never_sent(again)) from None
         return streamed, (started, clock)
 
     def _observe(
@@ -296,10 +320,16 @@ class GuardedAdapter(HTTPAdapter):
                 watcher(seen)
 
     def _no_answer(
-        self, line: str, where: str, request: requests.PreparedRequest, sent: tuple[float, float] | None = None
+        self,
+        line: str,
+        where: str,
+        request: requests.PreparedRequest,
+        sent: tuple[float, float] | None = None,
+        unsent: bool = False,  # it never left (``never_sent``): nothing was applied, nothing is lost
     ) -> TargetProblem:
         if sent is not None:
             self._observe(request, sent, problem=line)
+        if sent is not None and not unsent:
             self._note_lost(where, line)
             if where.split(" ", 1)[0] not in IDEMPOTENT:  # what the clauses that needed it are undecided for
                 line += "; a write's answer was lost: it may have been applied, and was not sent again"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import ssl
 from typing import Any
 
 import requests
+import urllib3
 
 from petstore_contract.core import records as record
 
@@ -92,6 +94,22 @@ def _is_tls(exc: BaseException) -> bool:
         return True
     text = str(exc)
     return any(marker in text for marker in ("SSLError", "SSL:", "TLSV1", "CERTIFICATE_REQUIRED"))
+
+
+def never_sent(exc: BaseException) -> bool:
+    """Whether the request certainly never left: no connection was made (refused, no such host, none within
+    the connect timeout) or the target's certificate was refused before the handshake ended.  Its outcome is
+    known (nothing was applied); any other failure may have come after the target read it."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 16:
+        chain.append(seen)
+        inner = [a for a in seen.args if isinstance(a, BaseException)]
+        seen = seen.__cause__ or seen.__context__ or (inner[0] if inner else None)
+        seen = getattr(seen, "reason", None) if isinstance(seen, urllib3.exceptions.MaxRetryError) else seen
+    return any(isinstance(e, urllib3.exceptions.NewConnectionError | ssl.SSLCertVerificationError) for e in chain)
 
 
 def describe(exc: BaseException, where: str, target: str, seconds: float) -> str:

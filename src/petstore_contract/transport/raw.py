@@ -21,7 +21,6 @@ from __future__ import annotations
 import http.client
 import select
 import socket
-import ssl
 import time
 import zlib
 from collections.abc import Iterable, Mapping
@@ -101,6 +100,7 @@ class RawSender:
         self.options = adapter.options
         self.guard: RunGuard = adapter.guard
         self.redact = adapter.redact
+        self.tls = adapter.tls
         base = urlsplit(self.options.base_url.rstrip("/"))
         self.scheme, self.host, self.base_path = base.scheme.lower(), base.hostname or "", base.path
         self.port = base.port or (443 if self.scheme == "https" else 80)
@@ -215,13 +215,7 @@ class RawSender:
         sock = socket.create_connection((self.host, self.port), timeout=seconds)
         if self.scheme != "https":
             return sock
-        context = ssl.create_default_context()
-        if self.options.verify is False:
-            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-        elif isinstance(self.options.verify, str):
-            context.load_verify_locations(self.options.verify)
-        if self.options.client_cert:
-            context.load_cert_chain(self.options.client_cert, self.options.client_key)
+        context = self.tls.context(self.options.verify)  # the run's, read once (``tls``), as every request's
         return context.wrap_socket(sock, server_hostname=self.host)
 
     def _exchange(
