@@ -379,7 +379,7 @@ def _cut_short(api: Api, method: str, target: str, body: bytes, chunked: bool = 
         answer = connection.getresponse()
         try:
             answer.read()
-        except http.client.IncompleteRead:
+        except (http.client.IncompleteRead, ConnectionResetError):  # a close without a lingering close: a reset
             return True
         return False
     finally:
