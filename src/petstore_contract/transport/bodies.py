@@ -9,7 +9,7 @@ from typing import Any
 import requests
 import urllib3
 
-from petstore_contract.transport.problems import reason
+from petstore_contract.transport.problems import causes, reason
 
 READ_SIZE = 65536
 BODY_TIME_FACTOR = 3  # a body may take this many request timeouts to arrive
@@ -18,20 +18,7 @@ BODY_TIME_FACTOR = 3  # a body may take this many request timeouts to arrive
 def _reset(exc: BaseException) -> bool:
     """Whether a read failed on a connection reset (RST: a network's or a gateway's doing as much as the
     target's) rather than on the target's own end of the answer (FIN) with its framing unfinished."""
-    return any(isinstance(e, ConnectionResetError) or "Connection reset" in str(e) for e in _causes(exc))
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what it wraps (requests wraps urllib3's ProtocolError, which holds the OSError in its args)."""
-    found: list[BaseException] = []
-    waiting = [exc]
-    while waiting and len(found) < 16:
-        seen = waiting.pop()
-        if any(seen is e for e in found):
-            continue
-        found.append(seen)
-        waiting += [e for e in (seen.__cause__, seen.__context__, *seen.args) if isinstance(e, BaseException)]
-    return found
+    return any(isinstance(e, ConnectionResetError) or "Connection reset" in str(e) for e in causes(exc))
 
 
 def _framing(raw: Any) -> str:

@@ -96,20 +96,27 @@ def _is_tls(exc: BaseException) -> bool:
     return any(marker in text for marker in ("SSLError", "SSL:", "TLSV1", "CERTIFICATE_REQUIRED"))
 
 
+def causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps (requests wraps urllib3's errors, which hold the OSError in their args)."""
+    found: list[BaseException] = []
+    waiting = [exc]
+    while waiting and len(found) < 16:
+        seen = waiting.pop()
+        if any(seen is e for e in found):
+            continue
+        found.append(seen)
+        waiting += [e for e in (seen.__cause__, seen.__context__, *seen.args) if isinstance(e, BaseException)]
+    return found
+
+
 def never_sent(exc: BaseException) -> bool:
     """Whether the request certainly never left: no connection was made (refused, no such host, none within
     the connect timeout) or the target's certificate was refused before the handshake ended.  Its outcome is
     known (nothing was applied); any other failure may have come after the target read it."""
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return True
-    chain: list[BaseException] = []
-    seen: BaseException | None = exc
-    while seen is not None and len(chain) < 16:
-        chain.append(seen)
-        inner = [a for a in seen.args if isinstance(a, BaseException)]
-        seen = seen.__cause__ or seen.__context__ or (inner[0] if inner else None)
-        seen = getattr(seen, "reason", None) if isinstance(seen, urllib3.exceptions.MaxRetryError) else seen
-    return any(isinstance(e, urllib3.exceptions.NewConnectionError | ssl.SSLCertVerificationError) for e in chain)
+    unsent = urllib3.exceptions.NewConnectionError | ssl.SSLCertVerificationError
+    return any(isinstance(e, unsent) for e in causes(exc))
 
 
 def describe(exc: BaseException, where: str, target: str, seconds: float) -> str:
