@@ -14,10 +14,9 @@ import secrets
 from typing import Any
 
 from devtools.catalog import VARIANTS
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
-
-QUICK = ("--contract-profile", "quick")
 
 
 class ReadStatuses:

@@ -44,11 +44,11 @@ from flicker import (
     trickle,
 )
 from flickerwire import NGINX_502
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.reference import REFERENCE, build_app
 
 KEY = "flicker-" + secrets.token_urlsafe(12)  # never printed: the runs get it in their environment
-QUICK = ("--contract-profile", "quick")
 SEED = 44  # the proxy's: 7 gateway pages in the first 608 requests; a lost create at a rate of 2 % of the POSTs
 # A GET whose 500 comes back every time it is asked (faults.toml: "answers 500 to GET /store/orders").
 REPRODUCIBLE_500 = "orders_500"

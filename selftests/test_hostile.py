@@ -30,6 +30,7 @@ import trustme
 import uvicorn
 
 from devtools import SuiteRun
+from gatekit import QUICK
 from hosted import run_hosted
 from hostile import (
     Handler,
@@ -49,7 +50,6 @@ from petstore_contract.reference import REFERENCE, BackgroundServer, build_app
 from petstore_contract.reference.server import bind_loopback
 
 KEY = "hostile-selftest-key-5c1e9a"
-QUICK = ("--contract-profile", "quick")
 HOSTILE = ("--contract-request-timeout", "1", "--contract-circuit-breaker", "3")
 REPORTS = ("summary.json", "summary.md", "report.html", "junit.xml")
 EXIT = {"conformant": 0, "not_conformant": 1, "inconclusive": 6}

@@ -16,11 +16,11 @@ import pytest
 
 from devtools import SuiteRun
 from devtools.killmatrix import suite_errors
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 KEY = "hostile-answers-key-0123456789"
-QUICK = ("--contract-profile", "quick")
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Rewrite = Callable[[str, str, int, list[tuple[bytes, bytes]]], tuple[int, list[tuple[bytes, bytes]]]]

@@ -18,6 +18,7 @@ import pytest
 
 from devtools import SuiteRun
 from devtools.killmatrix import Scenario, run_scenario
+from gatekit import QUICK
 from hosted import run_hosted
 from netpeers import PeerServer, json_ok
 from petstore_contract.reporting import junit_cases
@@ -25,7 +26,6 @@ from petstore_contract.reporting import junit_cases
 DATA = Path(__file__).resolve().parent / "data"
 SCHEMAS = {"xunit2": DATA / "junit-10.xsd", "xunit1": DATA / "junit-xunit1.xsd"}
 KEEP = ("summary.json", "junit.xml")
-QUICK = ("--contract-profile", "quick")
 KEY = "junit-runs-selftest-key-5d1e0b"
 
 # (server, selection, family): each family under a not-conformant run, an inconclusive run too.

@@ -23,6 +23,7 @@ from schemathesis import GenerationMode
 
 from devtools import SuiteRun, run_suite
 from devtools.catalog import catalog_app
+from gatekit import QUICK
 from petstore_contract.core.records import Exchange, Finding, Violation
 from petstore_contract.judging import generated
 from petstore_contract.reference import BackgroundServer, build_app
@@ -33,7 +34,6 @@ from petstore_contract.transport import Batch
 
 KEY = "overlap-selftest-key-81c3f2"
 PLUGINS = Path(__file__).resolve().parent / "plugins"
-QUICK = ("--contract-profile", "quick")
 EXCHANGE = Exchange("POST", "http://127.0.0.1:1/v1/pets", status=201, response_body='{"id": 1}')
 FINDING = Finding("stateful.round-trip", "name 'é'", "name '?'", EXCHANGE, source="generated")
 

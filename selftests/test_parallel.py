@@ -27,12 +27,12 @@ from devtools import SuiteRun, run_suite
 from devtools.catalog import catalog_app
 from devtools.launcher import with_plugins
 from devtools.suitehost import SuiteHost
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer
 from petstore_contract.run.profiles import DEFAULT_SEED
 
 KEY = "parallel-selftest-key-4d9b0e"
-QUICK = ("--contract-profile", "quick")
 # Two faults of different areas: a list clause, and a create clause that every read-write set-up needs.
 SCENARIOS = {"reference": None, "list_ignores_limit": "list_ignores_limit", "create_returns_200": "create_returns_200"}
 # The serial verdict, and clauses it must find violated (the fault's own).

@@ -17,6 +17,7 @@ import pytest
 import requests
 
 from devtools.killmatrix import CROWDED, EMPTY, Scenario, run_scenario
+from gatekit import QUICK
 from hosted import run_hosted
 from loopback import Counted
 from petstore_contract.core.redaction import Redactor
@@ -28,7 +29,6 @@ from petstore_contract.transport import Observed
 from petstore_contract.transport.answers import seen_answer
 
 KEY = "pipeline-selftest-key-7c1d"
-QUICK = ("--contract-profile", "quick")
 
 
 # Tier 1 under xdist, where a worker's answers have the furthest to go; tier 2 in one process too.

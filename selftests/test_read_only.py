@@ -18,11 +18,11 @@ import requests
 
 from devtools import SuiteRun
 from devtools.suitehost import SuiteHost
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
 
 KEY = "read-only-selftest-key-2a7c55"
-QUICK = ("--contract-profile", "quick")
 NOT_SELECTED = "not selected: read-only run (this test has to POST)"
 KEEP = ("summary.json", "junit.xml")
 XDIST = ("-n", "2", "-v")  # -v undoes the launcher's -q, so that xdist says it started its workers

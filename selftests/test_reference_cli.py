@@ -24,12 +24,12 @@ import requests
 
 from devtools.catalog import FAULTS, UNJUDGEABLE, VARIANTS
 from devtools.launcher import ROOT
+from gatekit import QUICK
 from hosted import run_hosted
 
 CLI = [sys.executable, "-m", "petstore_contract.reference"]
 CATALOG = [sys.executable, "-m", "devtools.catalog"]  # run from the checkout's root, where devtools is
 KEY = "cli-test-key-7f3a"
-QUICK = ("--contract-profile", "quick")
 STARTUP = 30.0  # seconds for the server to print its banner
 
 

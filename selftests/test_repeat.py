@@ -12,10 +12,9 @@ import secrets
 import pytest
 
 from devtools.catalog import VARIANTS
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
-
-QUICK = ("--contract-profile", "quick")
 
 
 # Tier 2: in tier 1 the kill matrix's crowded reference judges a store that holds animals the run did not create.

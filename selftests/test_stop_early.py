@@ -13,10 +13,9 @@ import secrets
 import pytest
 
 from devtools.catalog import VARIANTS, catalog_app
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.reference import BackgroundServer, build_app
-
-QUICK = ("--contract-profile", "quick")
 
 
 @pytest.mark.tier_2  # tier 1: the stop at a violation, below; -x past a gzip warning: test_verdict_story.py

@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 from devtools import SuiteRun
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.interface.clauses import CATCH_ALL, registry
 
 # Inline: the plugin is loaded into the run's process (a child process of the run would not load it).
-QUICK = ("--contract-profile", "quick")
 
 
 def unjudged(clauses: str) -> SuiteRun:

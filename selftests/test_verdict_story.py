@@ -22,12 +22,12 @@ import pytest
 
 from devtools import SuiteRun
 from devtools.killmatrix import Scenario, run_scenario
+from gatekit import QUICK
 from hosted import run_hosted
 from petstore_contract.interface.clauses import registry
 from petstore_contract.reporting import junit_cases
 
 KEEP = ("summary.json", "summary.md", "report.html", "junit.xml")
-QUICK = ("--contract-profile", "quick")
 RUNS = {
     "one-sentence": (Scenario("fault", "create_returns_200"), QUICK),
     "should-only": (Scenario("variant", "gzip-by-word"), (*QUICK, "-x")),
