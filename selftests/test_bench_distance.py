@@ -125,6 +125,7 @@ def test_the_spares_count_what_became_of_each_one(monkeypatch: pytest.MonkeyPatc
     spares, key = Spares(), (FakeConnection, "127.0.0.1", 1)
     monkeypatch.setattr(spares_module, "AGE_FLOOR", 60.0)  # none expires while the test takes them
     monkeypatch.setattr(spares_module, "AGE_CAP", 60.0)
+    spares.note_answer(key, 1.0)  # at a distance: near, no spare is opened
     spares.replace(key, FakeConnection())
     assert until(lambda: spares.opened == 1)
     taken = spares.take(key)
@@ -159,6 +160,7 @@ def test_a_write_waits_for_a_spare_still_opening_at_most_a_set_up(monkeypatch: p
     monkeypatch.setattr(spares_module, "AGE_FLOOR", 60.0)
     monkeypatch.setattr(spares_module, "AGE_CAP", 60.0)
     spares.note_setup(key, 30.0)  # a set-up lasts long here: the waiting write is woken by the spare alone
+    spares.note_answer(key, 1.0)  # at a distance
     handshake = threading.Event()
     spares.replace(key, SlowToOpen(handshake))
     taken: list[object] = []
@@ -172,10 +174,52 @@ def test_a_write_waits_for_a_spare_still_opening_at_most_a_set_up(monkeypatch: p
     assert spares.claims[key] == 0 and spares.taken == 1
     other = (SlowToOpen, "127.0.0.1", 3)
     spares.note_setup(other, 0.2)
+    spares.note_answer(other, 1.0)
     stuck = threading.Event()
     spares.replace(other, SlowToOpen(stuck))
     started = time.monotonic()
     assert spares.take(other) is None, "a spare that does not open is waited for past a set-up"
     assert time.monotonic() - started >= 0.2 * 0.99
     stuck.set()
+    spares.close()
+
+
+def test_a_write_that_came_while_its_spare_was_opening_has_one_more_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes that come faster than their spares' set-ups (a burst over TLS at 100 ms) find one opening: each
+    such write has one more opened, up to ``MOST``, so that the spares run ahead of the writes."""
+    spares, key = Spares(), (SlowToOpen, "127.0.0.1", 4)
+    monkeypatch.setattr(spares_module, "AGE_FLOOR", 60.0)
+    monkeypatch.setattr(spares_module, "AGE_CAP", 60.0)
+    spares.note_setup(key, 30.0)
+    spares.note_answer(key, 1.0)
+    handshake = threading.Event()
+    spares.replace(key, SlowToOpen(handshake))
+    late = threading.Thread(target=spares.take, args=(key,), daemon=True)
+    late.start()
+    assert until(lambda: spares.claims.get(key) == 1)
+    handshake.set()
+    late.join(TIMEOUT)
+    spares.replace(key, SlowToOpen(handshake))  # the late write's own replacement, and one more
+    assert until(lambda: spares.opened == 3), "a write that came while its spare was opening has one more opened"
+    for _ in range(spares_module.MOST + 5):
+        spares.replace(key, SlowToOpen(handshake))
+    assert until(lambda: spares.opening == 0)
+    assert sum(len(ready) for ready in spares.ready.values()) == spares_module.MOST, "held spares stay within MOST"
+    spares.close()
+
+
+def test_near_a_write_opens_its_own_connection_and_no_spare() -> None:
+    """Where answers come within ``FAR`` (loopback, a LAN: no round trip is longer than an answer), a spare
+    would save a write a millisecond and cost a handshake's CPU (over TLS, one for each closed unused): none
+    is opened, however long a set-up took (a proxy near the client accepts at once, and it is the answers
+    that show a distance behind it)."""
+    spares, key = Spares(), (FakeConnection, "127.0.0.1", 5)
+    spares.note_setup(key, 30.0)
+    spares.note_answer(key, spares_module.FAR / 10)
+    spares.replace(key, FakeConnection())
+    assert (spares.opening, spares.opened, spares.take(key)) == (0, 0, None)
+    for _ in range(10):  # the running mean moves to answers a distance away
+        spares.note_answer(key, 1.0)
+    spares.replace(key, FakeConnection())
+    assert until(lambda: spares.opened == 1), "at a distance, the write's spare is opened"
     spares.close()

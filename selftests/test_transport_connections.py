@@ -67,11 +67,12 @@ def test_a_write_goes_out_on_a_connection_that_carried_no_request(make_transport
     assert (counters["unknown_writes"], counters["no_answer"]) == (0, 0), counters
 
 
-def test_the_next_write_goes_out_on_a_connection_opened_ahead_of_it(make_transport) -> None:
+def test_the_next_write_goes_out_on_a_connection_opened_ahead_of_it(make_transport, monkeypatch) -> None:
     """A write's new connection costs it a handshake (TCP's, and TLS's) at a network's distance; so each write has
     the next one's connection opened ahead (``transport/spares.py``): the server accepts it before that write is
     sent, and the write arrives on it as its first request.  Every write still goes out on a connection that
     carried no request before, and a read goes out on a kept-alive one, never on a spare."""
+    monkeypatch.setattr(spares, "FAR", 0.0)  # loopback as far as a network: near, no spare is opened
     with PeerServer(lambda seen: (201 if seen.method == "POST" else 200, {}, b"{}")) as peer:
         transport = make_transport(peer.base_url, concurrency=1)
         assert transport.request("POST", "/pets", body=b"{}").status == 201

@@ -10,13 +10,13 @@ not be (RFC 9110 §9.2.2), so it must not go out on such a connection in the fir
 So every request that is not idempotent (POST and PATCH: set-up's creates, the targeted and generated
 tests' writes, the HTTP layer's PATCH) goes out on a connection that has carried no request before: the
 pooled connection it is handed is closed if it was used, and it takes a connection opened ahead of it
-(``spares``) or, when none is there, is opened anew; it goes back to the pool for later requests.  A new
-connection cannot have idled out, and a server that takes a connection reads its first request: a busy
-one keeps it waiting in its accept queue, it does not close it.  Opened ahead, the write's connection
-costs it no handshake (TCP's, and TLS's where the target speaks TLS): docs/performance.md.  PUT, DELETE
-and TRACE are idempotent (RFC 9110 §9.2.2) and go out on kept-alive connections as reads do.  A read that
-is sent once more after its connection closed goes out on a new connection too (``fresh_connection``), so
-that it cannot race a second close.
+(``spares``, at a network's distance) or, when none is there, is opened anew; it goes back to the pool
+for later requests.  A new connection cannot have idled out, and a server that takes a connection reads
+its first request: a busy one keeps it waiting in its accept queue, it does not close it.  Opened ahead,
+the write's connection costs it no handshake (TCP's, and TLS's where the target speaks TLS):
+docs/performance.md.  PUT, DELETE and TRACE are idempotent (RFC 9110 §9.2.2) and go out on kept-alive
+connections as reads do.  A read that is sent once more after its connection closed goes out on a new
+connection too (``fresh_connection``), so that it cannot race a second close.
 
 The connection classes are urllib3's own with ``connect`` and ``request`` extended (their public
 methods); the pools that make them are installed in the adapter's pool managers
@@ -85,6 +85,7 @@ class _FreshForWrites:
     sock: Any
     timeout: Any
     carried = False  # a request went out on the socket as it is now
+    sent = 0.0  # when the request going out on it was begun
 
     def connect(self) -> None:
         _space_new_connection()
@@ -98,8 +99,14 @@ class _FreshForWrites:
         fresh = write or getattr(_wanted, "fresh", False)
         if fresh and (self.carried or self.sock is None):
             self._take_fresh(write)
+        self.sent = time.monotonic()
         super().request(method, url, body=body, headers=headers, **options)  # type: ignore[misc]
         self.carried = True
+
+    def getresponse(self) -> Any:
+        response = super().getresponse()  # type: ignore[misc]
+        SPARES.note_answer(self._key(), time.monotonic() - self.sent)  # how far the server is (``spares``)
+        return response
 
     def _take_fresh(self, write: bool) -> None:
         if self.sock is not None:

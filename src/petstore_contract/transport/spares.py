@@ -2,17 +2,25 @@
 
 A write goes out on a connection that has carried no request (``connections``).  Opened when the write
 is sent, that connection costs the write a TCP handshake, and TLS's on an ``https`` target: nothing on
-loopback, a round trip or more at a network's distance, for every write.  So each write that takes a
-new connection has another one opened in the background for the next write (a *spare*); the next write
-takes it and goes out at once.  A spare has carried no request, so it cannot have idled out of a
-keep-alive timeout (RFC 9112 §9.6): it is the connection the write would have opened, opened earlier.
+loopback, a round trip or more at a network's distance, for every write.  So at a distance (answers that
+take ``FAR`` or more: farther than a LAN) each write that takes a new connection has another one opened in
+the background for the next write (a *spare*); the next write takes it and goes out at once.  A spare
+has carried no request, so it cannot have idled out of a keep-alive timeout (RFC 9112 §9.6): it is the
+connection the write would have opened, opened earlier.  Near (answers within ``FAR``: loopback, a LAN)
+a write opens its own: its round trips are as short as the answers, and the set-up costs it less than
+the spares' own CPU (over TLS a handshake for each, and for each closed unused: docs/performance.md).
+The distance is read from the answers, not from the set-up: a proxy near the client (a TLS terminator,
+a load balancer) accepts at once and connects onward only when the first request comes.
 
 A spare that waits holds something on the server: a worker of a sync server (gunicorn's sync workers,
 Apache httpd's prefork) blocks on it until it sends a request, and the suite's other requests wait for
 that worker.  So spares are bounded:
 
-- at most ``MOST`` open or opening per process, one for each write that took a connection: as many as
-  the writes the run sends at once, none while it sends none;
+- one for each write that took a connection, none while the run sends none; and one more for each write
+  that came while its spare was still opening: writes come faster than their spares' handshakes (16
+  writes in flight at 100 ms a round trip start 160 a second; a spare over TLS takes two round trips, and
+  a proxy's onward one), and the spares then run as far ahead of the writes as their set-up takes; at
+  most ``MOST`` open or opening per process;
 - each closed unused after ``AGE_FACTOR`` set-ups (the running mean of the process's connections' TCP
   and TLS set-up), at least ``AGE_FLOOR`` and at most ``AGE_CAP`` seconds: well below any server's time
   for a connection's first request (Apache's ``mod_reqtimeout`` 20 s, Node's ``headersTimeout`` 60 s,
@@ -41,7 +49,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-MOST = 16  # spares open or opening per process (the default requests in flight)
+FAR = 0.02  # seconds to an answer (running mean) from which spares are opened: a LAN's round trip is 1 ms
+# Spares open or opening per process: 16 (one per request in flight) left TLS at 100 ms 18 % behind
+# kept-alive writes, 48 13 %, 64 8 % (benchmarks/distance.py)
+MOST = 64
 # 0.25 s and 1 s left a tenth of the writes at 100 ms without a spare, expired (benchmarks/distance.py)
 AGE_FACTOR, AGE_FLOOR, AGE_CAP = 5.0, 1.0, 2.0
 WEIGHT = 0.3  # of the newest set-up in the running mean
@@ -65,9 +76,11 @@ class Spares:
     lock: threading.Lock = field(default_factory=threading.Lock)
     ready: dict[Key, list[_Spare]] = field(default_factory=dict)
     setup: dict[Key, float] = field(default_factory=dict)
+    answer: dict[Key, float] = field(default_factory=dict)  # from a request sent to its answer's head
     opening: int = 0
     opening_for: dict[Key, int] = field(default_factory=dict)
     claims: dict[Key, int] = field(default_factory=dict)  # writes waiting for a spare of the key that is opening
+    late: dict[Key, int] = field(default_factory=dict)  # writes that came while their spare was still opening
     opened: int = 0
     taken: int = 0
     expired: int = 0
@@ -83,6 +96,13 @@ class Spares:
         with self.lock:
             mean = self.setup.get(key)
             self.setup[key] = seconds if mean is None else (1 - WEIGHT) * mean + WEIGHT * seconds
+
+    def note_answer(self, key: Key, seconds: float) -> None:
+        """A request on a connection of ``key`` had its answer's head ``seconds`` after it was sent: no
+        shorter than a round trip to the server, so where it is short, so is a new connection's set-up."""
+        with self.lock:
+            mean = self.answer.get(key)
+            self.answer[key] = seconds if mean is None else (1 - WEIGHT) * mean + WEIGHT * seconds
 
     def age(self, key: Key) -> float:
         return min(AGE_CAP, max(AGE_FLOOR, AGE_FACTOR * self.setup.get(key, 0.0)))
@@ -101,6 +121,7 @@ class Spares:
                             return None
                         if not claimed:
                             self.claims[key] = self.claims.get(key, 0) + 1
+                            self.late[key] = self.late.get(key, 0) + 1
                             claimed = True
                         left = deadline - time.monotonic()
                         if left <= 0 or self.closed.is_set() or not self.opening_for.get(key, 0):
@@ -120,15 +141,20 @@ class Spares:
                     self.claims[key] -= 1
 
     def replace(self, key: Key, template: Any) -> None:
-        """Open a spare like ``template`` (a closed connection, copied at once) in the background, within ``MOST``."""
+        """Open a spare like ``template`` (a closed connection, copied at once) in the background, and one
+        more for each write that came while its spare was still opening, within ``MOST``; none near."""
         with self.lock:
             held = self.opening + sum(len(spares) for spares in self.ready.values())
-            if self.closed.is_set() or held >= MOST:
+            count = min(1 + self.late.pop(key, 0), MOST - held)
+            if self.answer.get(key, 0.0) < FAR:
+                count = 0
+            if self.closed.is_set() or count <= 0:
                 return
-            self.opening += 1
-            self.opening_for[key] = self.opening_for.get(key, 0) + 1
-        spare = detached(template)
-        threading.Thread(target=self._open, args=(key, spare), name="spare-connection", daemon=True).start()
+            self.opening += count
+            self.opening_for[key] = self.opening_for.get(key, 0) + count
+        for _ in range(count):
+            spare = detached(template)
+            threading.Thread(target=self._open, args=(key, spare), name="spare-connection", daemon=True).start()
 
     def close(self) -> None:
         """Close every spare; none is opened from now on (the run's transport is closing)."""
