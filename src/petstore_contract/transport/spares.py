@@ -94,15 +94,13 @@ class Spares:
     def note_setup(self, key: Key, seconds: float) -> None:
         """A connection of ``key`` took ``seconds`` to open (TCP, and TLS's handshake where there is one)."""
         with self.lock:
-            mean = self.setup.get(key)
-            self.setup[key] = seconds if mean is None else (1 - WEIGHT) * mean + WEIGHT * seconds
+            _mean_in(self.setup, key, seconds)
 
     def note_answer(self, key: Key, seconds: float) -> None:
         """A request on a connection of ``key`` had its answer's head ``seconds`` after it was sent: no
         shorter than a round trip to the server, so where it is short, so is a new connection's set-up."""
         with self.lock:
-            mean = self.answer.get(key)
-            self.answer[key] = seconds if mean is None else (1 - WEIGHT) * mean + WEIGHT * seconds
+            _mean_in(self.answer, key, seconds)
 
     def age(self, key: Key) -> float:
         return min(AGE_CAP, max(AGE_FLOOR, AGE_FACTOR * self.setup.get(key, 0.0)))
@@ -146,9 +144,7 @@ class Spares:
         with self.lock:
             held = self.opening + sum(len(spares) for spares in self.ready.values())
             count = min(1 + self.late.pop(key, 0), MOST - held)
-            if self.answer.get(key, 0.0) < FAR:
-                count = 0
-            if self.closed.is_set() or count <= 0:
+            if self.closed.is_set() or count <= 0 or self.answer.get(key, 0.0) < FAR:
                 return
             self.opening += count
             self.opening_for[key] = self.opening_for.get(key, 0) + count
@@ -203,6 +199,12 @@ class Spares:
                 self.expired += 1
         if unused:
             spare.close()  # unused within its age: it holds nothing on the server any longer
+
+
+def _mean_in(means: dict[Key, float], key: Key, seconds: float) -> None:
+    """``means[key]`` moved toward ``seconds`` (``WEIGHT`` of the newest), or set by the first."""
+    mean = means.get(key)
+    means[key] = seconds if mean is None else (1 - WEIGHT) * mean + WEIGHT * seconds
 
 
 def detached(connection: Any) -> Any:
