@@ -10,7 +10,11 @@ connection the write would have opened, opened earlier.  Near (answers within ``
 a write opens its own: its round trips are as short as the answers, and the set-up costs it less than
 the spares' own CPU (over TLS a handshake for each, and for each closed unused: docs/performance.md).
 The distance is read from the answers, not from the set-up: a proxy near the client (a TLS terminator,
-a load balancer) accepts at once and connects onward only when the first request comes.
+a load balancer) accepts at once and connects onward only when the first request comes.  It is the least
+of the last ``WINDOW`` answers' times, as TCP reads a path's round trip from its fastest samples: a
+round trip is the floor of every answer, and all else that lengthens one (the server's queue in a burst,
+a busy client's threads waiting for a core) only adds to it, so a busy client on loopback, whose answers
+often take tens of milliseconds, still reads as near whenever one answer came at once.
 
 A spare that waits holds something on the server: a worker of a sync server (gunicorn's sync workers,
 Apache httpd's prefork) blocks on it until it sends a request, and the suite's other requests wait for
@@ -46,10 +50,12 @@ from __future__ import annotations
 import copy
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-FAR = 0.02  # seconds to an answer (running mean) from which spares are opened: a LAN's round trip is 1 ms
+FAR = 0.02  # seconds to an answer (the least of ``WINDOW``) from which spares are opened: a LAN's round trip is 1 ms
+WINDOW = 16  # the answers the distance is read from: as many as the run has requests in flight
 # Spares open or opening per process: 16 (one per request in flight) left TLS at 100 ms 18 % behind
 # kept-alive writes, 48 13 %, 64 8 % (benchmarks/distance.py)
 MOST = 64
@@ -76,7 +82,7 @@ class Spares:
     lock: threading.Lock = field(default_factory=threading.Lock)
     ready: dict[Key, list[_Spare]] = field(default_factory=dict)
     setup: dict[Key, float] = field(default_factory=dict)
-    answer: dict[Key, float] = field(default_factory=dict)  # from a request sent to its answer's head
+    answers: dict[Key, deque[float]] = field(default_factory=dict)  # the last ``WINDOW``: sent to the answer's head
     opening: int = 0
     opening_for: dict[Key, int] = field(default_factory=dict)
     claims: dict[Key, int] = field(default_factory=dict)  # writes waiting for a spare of the key that is opening
@@ -100,7 +106,12 @@ class Spares:
         """A request on a connection of ``key`` had its answer's head ``seconds`` after it was sent: no
         shorter than a round trip to the server, so where it is short, so is a new connection's set-up."""
         with self.lock:
-            _mean_in(self.answer, key, seconds)
+            self.answers.setdefault(key, deque(maxlen=WINDOW)).append(seconds)
+
+    def far(self, key: Key) -> bool:
+        """Whether ``key``'s server is at a distance: its last answers (under the lock) all took ``FAR`` or
+        more; with none yet, it reads as 0 s away."""
+        return min(self.answers.get(key, ()), default=0.0) >= FAR
 
     def age(self, key: Key) -> float:
         return min(AGE_CAP, max(AGE_FLOOR, AGE_FACTOR * self.setup.get(key, 0.0)))
@@ -144,7 +155,7 @@ class Spares:
         with self.lock:
             held = self.opening + sum(len(spares) for spares in self.ready.values())
             count = min(1 + self.late.pop(key, 0), MOST - held)
-            if self.closed.is_set() or count <= 0 or self.answer.get(key, 0.0) < FAR:
+            if self.closed.is_set() or count <= 0 or not self.far(key):
                 return
             self.opening += count
             self.opening_for[key] = self.opening_for.get(key, 0) + count
