@@ -55,8 +55,17 @@ DETAIL = 300  # characters of a repeat_detail line
 
 # A request as recorded (redacted): identical findings' requests are one request.
 Request = tuple[str, str, tuple[tuple[str, str], ...], str | None]
-# What to do with one finding: its request and check, or one line saying why it is not asked again.
-Plan = tuple[Request, rejudge.Check] | str
+
+
+@dataclass(frozen=True)
+class NotAsked:
+    """Why a finding is not asked again, or why its request got no answer: the finding's ``repeat_detail``."""
+
+    reason: str
+
+
+# What to do with one finding: its request and check, or why it is not asked again.
+Plan = tuple[Request, rejudge.Check] | NotAsked
 
 
 @dataclass(frozen=True)
@@ -125,7 +134,7 @@ def again(records: list[TestRecord], transport: Transport, blocked: str = "") ->
     fivexx = {
         plan[0]
         for (r, f), plan in plans.items()
-        if not isinstance(plan, str) and server_error(records[r].findings[f].exchange)
+        if not isinstance(plan, NotAsked) and server_error(records[r].findings[f].exchange)
     }
     twice = [r for r, answer in answers.items() if r in fivexx and isinstance(answer, Answer) and answer.status >= 500]
     for request, third in zip(twice, transport.map(lambda request: _ask(transport, request), twice), strict=True):
@@ -141,22 +150,22 @@ def again(records: list[TestRecord], transport: Transport, blocked: str = "") ->
 def _plan(finding: Finding, target: str, blocked: str) -> Plan:
     exchange = finding.exchange
     if blocked:
-        return blocked
+        return NotAsked(blocked)
     if exchange is None:
-        return "no request was recorded with it"
+        return NotAsked("no request was recorded with it")
     if exchange.method.upper() not in SAFE_METHODS:
-        return f"{exchange.method.upper()} is not safe to repeat (only GET and HEAD are asked again)"
+        return NotAsked(f"{exchange.method.upper()} is not safe to repeat (only GET and HEAD are asked again)")
     if origin(exchange.url) != target:
-        return "its request went to another origin than the target's"
+        return NotAsked("its request went to another origin than the target's")
     if not whole(exchange):
-        return "the recorded request is not whole (a value cut, or an encoding of the key redacted)"
+        return NotAsked("the recorded request is not whole (a value cut, or an encoding of the key redacted)")
     if server_error(exchange):
         check: rejudge.Check = expect.no_server_error
     else:
         try:
             check = rejudge.check_for(finding.expectation)
         except rejudge.CannotRejudge as exc:
-            return str(exc)
+            return NotAsked(str(exc))
     headers = tuple((name, value) for name, value in exchange.request_headers if name.lower() not in PER_CASE)
     return (exchange.method, exchange.url, headers, exchange.request_body), check
 
@@ -167,7 +176,7 @@ def _chosen(records: list[TestRecord], plans: dict[tuple[int, int], Plan]) -> li
     leading: set[Request] = set()
     signatures: set[Signature] = set()
     for (r, f), plan in plans.items():
-        if isinstance(plan, str):
+        if isinstance(plan, NotAsked):
             continue
         request = plan[0]
         first.setdefault(request, len(first))
@@ -179,27 +188,27 @@ def _chosen(records: list[TestRecord], plans: dict[tuple[int, int], Plan]) -> li
     return ranked[:MAX_REASKS]
 
 
-def _ask(transport: Transport, request: Request) -> Answer | str:
-    """The answer, or one line saying why there is none (never raises: one failure must not stop the rest)."""
+def _ask(transport: Transport, request: Request) -> Answer | NotAsked:
+    """The answer, or why there is none (never raises: one failure must not stop the rest)."""
     method, url, headers, body = request
     try:
         return resend(transport, Exchange(method, url, headers, body))
     except TargetProblem as problem:
-        return f"no answer: {problem}"
+        return NotAsked(f"no answer: {problem}")
     except (requests.exceptions.RequestException, ValueError) as exc:  # a header requests will not send
         line = " ".join(str(exc).split())[:200]
-        return f"the recorded request cannot be sent again ({type(exc).__name__}: {line})"
+        return NotAsked(f"the recorded request cannot be sent again ({type(exc).__name__}: {line})")
 
 
-def _marked(finding: Finding, plan: Plan, answers: dict[Request, Answer | str]) -> Finding:
-    if isinstance(plan, str):
-        return _with(finding, NOT_REASKED, plan)
+def _marked(finding: Finding, plan: Plan, answers: dict[Request, Answer | NotAsked]) -> Finding:
+    if isinstance(plan, NotAsked):
+        return _with(finding, NOT_REASKED, plan.reason)
     request, check = plan
     answer = answers.get(request)
     if answer is None:
         return _with(finding, NOT_REASKED, f"the limit of {MAX_REASKS} re-asks per run was reached")
-    if isinstance(answer, str):
-        return _with(finding, NOT_REASKED, answer)
+    if isinstance(answer, NotAsked):
+        return _with(finding, NOT_REASKED, answer.reason)
     return _judged(finding, check, answer)
 
 
