@@ -35,7 +35,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
 from petstore_contract.core.records import Exchange, Mismatch
@@ -49,7 +49,20 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 # The rules of requests a web server answers itself, in its own form, or drops (``interface/silence.py``).
 ANSWERED_BY_THE_WEB_SERVER = frozenset({"target-syntax", "web-server-method", "web-server-target"})
-Rule = Callable[[Any, Answer, str], None]  # (the case, its answer, the key) -> None, or raises Mismatch
+
+
+class LayerCase(Protocol):
+    """What a rule reads of the case it judges (a row of ``interface/http_layer.toml``, as the suite's
+    ``tests/test_http_layer.py`` holds it)."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def accept_encoding(self) -> str: ...
+
+
+Rule = Callable[[LayerCase, Answer, str], None]  # (the case, its answer, the key) -> None, or raises Mismatch
 
 
 def _observed(answer: Answer) -> str:
@@ -71,7 +84,7 @@ def no_redirect(answer: Answer) -> None:
         raise Mismatch(expected, f"HTTP {answer.status} to {location}", answer.exchange)
 
 
-def methods(case: Any, answer: Answer, key: str) -> None:
+def methods(case: LayerCase, answer: Answer, key: str) -> None:
     """A method HTTP defines on the collection, answered by the service: HEAD and OPTIONS served or refused,
     PUT, PATCH and DELETE refused (the document offers none), a 405 with ``Allow``."""
     whole(answer)
@@ -89,7 +102,7 @@ def methods(case: Any, answer: Answer, key: str) -> None:
         raise Mismatch(expected, "HTTP 405 without Allow", answer.exchange)
 
 
-def web_server_method(case: Any, answer: Answer, key: str) -> None:
+def web_server_method(case: LayerCase, answer: Answer, key: str) -> None:
     """A method the web server answers itself (``interface/silence.py``, web-server): any refusal in its own
     form, or none; what misleads is an echo of the request (TRACE's 200 ``message/http``, the key in it) or a
     2xx (as if the document offered the method).  An echo of the key elsewhere is no finding: the key is the
@@ -101,13 +114,13 @@ def web_server_method(case: Any, answer: Answer, key: str) -> None:
         raise Mismatch(expected, observed + (": the request echoed" if case.method == "TRACE" else ""), answer.exchange)
 
 
-def web_server_target(case: Any, answer: Answer, key: str) -> None:
+def web_server_target(case: LayerCase, answer: Answer, key: str) -> None:
     """A request line past web servers' limits: any answer in the web server's own form, or none; a 2xx as the
     document says is fine; what misleads is a redirect into the API."""
     _no_redirect_into_the_api(answer, "a request line past web servers' limits")
 
 
-def target(case: Any, answer: Answer, key: str) -> None:
+def target(case: LayerCase, answer: Answer, key: str) -> None:
     whole(answer)
     if not _to_its_own_form(answer):
         no_redirect(answer)
@@ -128,7 +141,7 @@ def _to_its_own_form(answer: Answer) -> bool:
     return (there.netloc, there.path, there.query) == (asked.netloc, posixpath.normpath(asked.path), asked.query)
 
 
-def target_syntax(case: Any, answer: Answer, key: str) -> None:
+def target_syntax(case: LayerCase, answer: Answer, key: str) -> None:
     """Only what misleads: a 2xx (an answer as if the target named something), a redirect into the API, the key."""
     status = answer.status
     if 200 <= status < 300:
@@ -172,7 +185,7 @@ def _accepted(coding: str, accept: str | None) -> bool:
     return weights.get("*", 0.0) > 0
 
 
-def coding(case: Any, answer: Answer, key: str) -> None:
+def coding(case: LayerCase, answer: Answer, key: str) -> None:
     whole(answer)
     accept: str | None = case.accept_encoding or None
     label = answer.headers.get("content-encoding", "")
@@ -190,7 +203,7 @@ def coding(case: Any, answer: Answer, key: str) -> None:
         raise Mismatch(expected, f"HTTP {answer.status}: gzip bytes without Content-Encoding", answer.exchange)
 
 
-def framing(case: Any, answer: Answer, key: str) -> None:
+def framing(case: LayerCase, answer: Answer, key: str) -> None:
     """A create without the key in another framing: its 401 (the Error body and the challenge are the pipeline's
     to judge), or the web server's refusal of the framing HTTP defines for the request (its silence's
     ``framing_refusals``: 411 or 501 to the chunked coding, 417 to the expectation), before or after the key's
@@ -217,7 +230,7 @@ def framing(case: Any, answer: Answer, key: str) -> None:
     raise Mismatch(expected, _observed(answer), exchange)
 
 
-def large(case: Any, answer: Answer, key: str) -> None:
+def large(case: LayerCase, answer: Answer, key: str) -> None:
     """401, or the refusal HTTP fits to a size (``interface/silence.py``: 413 or 400; a proxy's or a web
     server's limit may stand before the key's check, where no animal is revealed either way), whole; its Error
     body is errors.body's."""
