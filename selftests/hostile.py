@@ -61,6 +61,8 @@ class HostileServer:
             conn.settimeout(5)
             try:
                 head = read_request(conn)
+                if not head:
+                    return  # closed before any request came: no request (a run may open a connection it never uses)
                 self.requests.append(head)
                 self.handler(self, conn, head)
             except OSError:
