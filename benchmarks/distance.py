@@ -97,6 +97,9 @@ class SpareCounts:
     taken: int = 0
     expired: int = 0
     dropped: int = 0
+    own: int = 0  # requests that opened their own connection (none was ready or opening for them)
+    waited: int = 0  # requests that waited for a spare still opening, or opened their own after waiting
+    wait_ms: int = 0  # those waits, summed
 
 
 @dataclass(frozen=True)
@@ -122,11 +125,13 @@ class Row:
         versus = f"**{self.seconds / against.seconds - 1:+.0%}**" if against and against is not self else ""
         opened, taken = self.median(lambda r: r.spares.opened), self.median(lambda r: r.spares.taken)
         spares = f"{opened:.0f} / {taken:.0f}" if opened else "-"
+        waited = self.median(lambda r: r.spares.waited)
+        waits = f"{waited:.0f} ({self.median(lambda r: r.spares.wait_ms) / 1000:.1f} s)" if opened else "-"
         requests = "/".join(str(r.requests) for r in self.runs)
         writes = "/".join(str(r.writes) for r in self.runs)
         return (
             f"| {self.scheme} | {self.rtt_ms:g} ms | {self.mode} | {self.seconds:.1f} s ({spread}) | {versus} | "
-            f"{self.median(lambda r: r.cpu):.1f} s | {requests} ({writes}) | {spares} | "
+            f"{self.median(lambda r: r.cpu):.1f} s | {requests} ({writes}) | {spares} | {waits} | "
             f"{', '.join(sorted({r.verdict for r in self.runs}))} |"
         )
 
@@ -224,7 +229,8 @@ def _phases(path: Path) -> tuple[float, tuple[tuple[str, float], ...]]:
 
 def _spare_counts(path: Path) -> SpareCounts:
     counts = _numbers(path)
-    return SpareCounts(**{name: int(counts.get(name, 0)) for name in ("opened", "taken", "expired", "dropped")})
+    names = ("opened", "taken", "expired", "dropped", "own", "waited", "wait_ms")
+    return SpareCounts(**{name: int(counts.get(name, 0)) for name in names})
 
 
 def measure(tls_modes: tuple[bool, ...], rtts: tuple[float, ...], modes: tuple[str, ...], repeats: int) -> list[Row]:
@@ -247,7 +253,7 @@ def table(rows: list[Row]) -> str:
     """The wall-time table: each row beside the kept-alive row of its scheme and round trip."""
     head = (
         "| scheme | round trip | writes | wall time, median (range) | against kept-alive | CPU, median "
-        "| requests (writes) | spares opened / used | verdicts |\n" + "|---" * 9 + "|"
+        "| requests (writes) | spares opened / used | waited for a spare (summed) | verdicts |\n" + "|---" * 10 + "|"
     )
     kept = {(row.tls, row.rtt_ms): row for row in rows if row.mode == "kept-alive"}
     return "\n".join([head, *(row.line(kept.get((row.tls, row.rtt_ms))) for row in rows)])

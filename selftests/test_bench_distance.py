@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import distance
+from benchmarks import distance, spare_counts
 from benchmarks.rtt_proxy import in_thread
 from petstore_contract.transport import spares as spares_module
 from petstore_contract.transport.spares import Spares
@@ -68,19 +68,36 @@ def test_the_relay_stops_with_its_block_and_closes_what_it_relayed(
     assert not [r.getMessage() for r in caplog.records if r.name == "asyncio"]
 
 
-def run(seconds: float, opened: int = 0, taken: int = 0) -> distance.Run:
-    spares = distance.SpareCounts(opened=opened, taken=taken)
+def run(seconds: float, opened: int = 0, taken: int = 0, waited: int = 0) -> distance.Run:
+    spares = distance.SpareCounts(opened=opened, taken=taken, waited=waited, wait_ms=waited * 150)
     return distance.Run(seconds, 2.0, 780, 321, "conformant", (("collection", 1.5), ("the tests", 0.5)), spares)
 
 
 def test_the_table_sets_each_row_beside_its_kept_alive_row() -> None:
-    default = distance.Row(True, 100.0, "default", (run(11.0, 300, 200), run(12.0, 320, 220), run(30.0, 310, 210)))
+    runs = (run(11.0, 300, 200, 40), run(12.0, 320, 220, 60), run(30.0, 310, 210, 80))
+    default = distance.Row(True, 100.0, "default", runs)
     kept = distance.Row(True, 100.0, "kept-alive", (run(10.0),))
     lines = distance.report([default, kept]).splitlines()
     assert "| TLS | 100 ms | default | 12.0 s (11.0-30.0) | **+20%** | 2.0 s | 780/780/780 (321/321/321) | " in lines[2]
-    assert "| 310 / 210 |" in lines[2]
-    assert "| kept-alive | 10.0 s (10.0-10.0) |  |" in lines[3] and "| - |" in lines[3]
+    assert "| 310 / 210 | 60 (9.0 s) |" in lines[2]
+    assert "| kept-alive | 10.0 s (10.0-10.0) |  |" in lines[3] and "| - | - |" in lines[3]
     assert "| collection | 1.50 |" in lines and "| **the run's process** | **2.00** |" in lines
+
+
+def test_a_run_counts_the_requests_that_waited_for_a_spare_and_those_that_opened_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(spare_counts, "_takes", {"own": 0, "waited": 0, "wait_ms": 0.0})
+    spare = object()
+
+    def slow(key: object) -> object:
+        time.sleep(0.02)  # a spare still opening when the request came
+        return spare
+
+    assert spare_counts._timed(slow)(("k", "h", 1)) is spare  # type: ignore[arg-type]
+    assert spare_counts._timed(lambda key: None)(("k", "h", 1)) is None  # type: ignore[arg-type]
+    takes = spare_counts._takes
+    assert (takes["own"], takes["waited"]) == (1, 1) and takes["wait_ms"] >= 20
 
 
 def test_distance_only_writes_a_report_only_where_asked(tmp_path: Path) -> None:
