@@ -20,11 +20,12 @@ A spare that waits holds something on the server: a worker of a sync server (gun
 Apache httpd's prefork) blocks on it until it sends a request, and the suite's other requests wait for
 that worker.  So spares are bounded:
 
-- one for each write that took a connection, none while the run sends none; and one more for each write
-  that came while its spare was still opening: writes come faster than their spares' handshakes (16
-  writes in flight at 100 ms a round trip start 160 a second; a spare over TLS takes two round trips, and
-  a proxy's onward one), and the spares then run as far ahead of the writes as their set-up takes; at
-  most ``MOST`` open or opening per process;
+- one for each write that took a connection, none while the run sends none; and two more for each write
+  that came while its spare was still opening (``LATE_SPARES``): writes come faster than their spares'
+  handshakes (16 writes in flight at 100 ms a round trip start 160 a second; a spare over TLS takes two
+  round trips, and a proxy's onward one), one replaces the spare that write took from the next, the other
+  is for the write that comes while that one opens, and the spares then run as far ahead of the writes as
+  their set-up takes; at most ``MOST`` open or opening per process;
 - each closed unused after ``AGE_FACTOR`` set-ups (the running mean of the process's connections' TCP
   and TLS set-up), at least ``AGE_FLOOR`` and at most ``AGE_CAP`` seconds: well below any server's time
   for a connection's first request (Apache's ``mod_reqtimeout`` 20 s, Node's ``headersTimeout`` 60 s,
@@ -59,6 +60,12 @@ WINDOW = 16  # the answers the distance is read from: as many as the run has req
 # Spares open or opening per process: 16 (one per request in flight) left TLS at 100 ms 18 % behind
 # kept-alive writes, 48 13 %, 64 8 % (benchmarks/distance.py)
 MOST = 64
+# Spares opened for each write that came while its spare was still opening: one for the spare it took from the
+# next write, one for the write that comes while that one opens (writes keep their pace through a set-up).  One
+# alone left a burst's later writes waiting for spares still opening: TLS at 100 ms, median of 4 runs each
+# interleaved, 15.6 s with 65-92 writes waiting against 15.2 s with 52-65; three, 114 closed unused in one run
+# (benchmarks/distance.py)
+LATE_SPARES = 2
 # 0.25 s and 1 s left a tenth of the writes at 100 ms without a spare, expired (benchmarks/distance.py)
 AGE_FACTOR, AGE_FLOOR, AGE_CAP = 5.0, 1.0, 2.0
 WEIGHT = 0.3  # of the newest set-up in the running mean
@@ -150,11 +157,12 @@ class Spares:
                     self.claims[key] -= 1
 
     def replace(self, key: Key, template: Any) -> None:
-        """Open a spare like ``template`` (a closed connection, copied at once) in the background, and one
-        more for each write that came while its spare was still opening, within ``MOST``; none near."""
+        """Open a spare like ``template`` (a closed connection, copied at once) in the background, and
+        ``LATE_SPARES`` more for each write that came while its spare was still opening, within ``MOST``;
+        none near."""
         with self.lock:
             held = self.opening + sum(len(spares) for spares in self.ready.values())
-            count = min(1 + self.late.pop(key, 0), MOST - held)
+            count = min(1 + LATE_SPARES * self.late.pop(key, 0), MOST - held)
             if self.closed.is_set() or count <= 0 or not self.far(key):
                 return
             self.opening += count
