@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import partial
 from pathlib import Path
 
@@ -229,8 +229,7 @@ def _phases(path: Path) -> tuple[float, tuple[tuple[str, float], ...]]:
 
 def _spare_counts(path: Path) -> SpareCounts:
     counts = _numbers(path)
-    names = ("opened", "taken", "expired", "dropped", "own", "waited", "wait_ms")
-    return SpareCounts(**{name: int(counts.get(name, 0)) for name in names})
+    return SpareCounts(**{field.name: int(counts.get(field.name, 0)) for field in fields(SpareCounts)})
 
 
 def measure(tls_modes: tuple[bool, ...], rtts: tuple[float, ...], modes: tuple[str, ...], repeats: int) -> list[Row]:
